@@ -1,0 +1,87 @@
+// benchledger: one multi-call binary. Called as bench-run, bench-compare, bench-report or
+// bench-ledger it acts as that subcommand.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <benchledger/error.hpp>
+
+#include "cli/command.hpp"
+
+namespace benchledger::cli {
+
+bool use_colour(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return ::isatty(fd) == 1 && (no_colour == nullptr || *no_colour == '\0');
+}
+
+namespace {
+
+// The subcommand a link name stands for, or empty for `benchledger` itself.
+std::string subcommand_of_link(const char* argv0) {
+  const std::string name = std::filesystem::path(argv0).filename().string();
+  for (const char* sub : {"run", "compare", "report", "ledger"}) {
+    if (name == std::string("bench-") + sub) return sub;
+  }
+  return {};
+}
+
+}  // namespace
+}  // namespace benchledger::cli
+
+int main(int argc, char** argv) {
+  using namespace benchledger::cli;
+  std::vector<std::string> args;
+  if (const std::string sub = subcommand_of_link(argv[0]); !sub.empty()) args.push_back(sub);
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+
+  CLI::App app{"benchledger: benchmark results you can trust, in an append-only ledger",
+               "benchledger"};
+  app.set_version_flag("--version", "benchledger " BENCHLEDGER_VERSION);
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, Runner>> runners;
+  const auto add = [&](const char* name, Runner (*adder)(CLI::App&)) {
+    Runner runner = adder(app);
+    runners.emplace_back(app.get_subcommand(name), std::move(runner));
+  };
+  add("env", add_env_command);
+  add("run", add_run_command);
+  add("compare", add_compare_command);
+  add("report", add_report_command);
+  add("ledger", add_ledger_command);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;  // usage errors are exit 2 everywhere, whatever CLI11's own code
+  }
+
+  try {
+    for (auto& [sub, runner] : runners) {
+      if (sub != nullptr && sub->parsed()) return runner();
+    }
+    return 2;
+  } catch (const benchledger::IntegrityError& e) {
+    std::cerr << "benchledger: " << e.what() << '\n';
+    return 1;
+  } catch (const benchledger::Error& e) {
+    std::cerr << "benchledger: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "benchledger: internal error: " << e.what() << '\n';
+    return 3;
+  }
+}

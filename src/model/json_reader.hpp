@@ -1,0 +1,48 @@
+// Reads a parsed JSON object field by field, so that every validation error names the
+// field's full path: `field "metrics.time.samples[3]": expected a number`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace benchledger::model {
+
+class JsonReader {
+ public:
+  JsonReader(const nlohmann::json& object, std::string path);
+
+  // The path of a member, for messages: "metrics.time" + "unit" -> "metrics.time.unit".
+  std::string path_of(const std::string& key) const;
+  [[noreturn]] void fail(const std::string& key, const std::string& reason) const;
+
+  bool has(const std::string& key) const;
+  const nlohmann::json& member(const std::string& key) const;  // throws when absent
+  JsonReader object(const std::string& key) const;
+
+  std::string string(const std::string& key) const;
+  std::optional<std::string> nullable_string(const std::string& key) const;
+  double number(const std::string& key) const;
+  std::optional<double> nullable_number(const std::string& key) const;
+  std::optional<double> optional_number(const std::string& key) const;  // absent or number
+  std::int64_t integer(const std::string& key) const;
+  std::optional<std::int64_t> nullable_integer(const std::string& key) const;
+  std::optional<bool> nullable_bool(const std::string& key) const;
+  std::vector<std::string> strings(const std::string& key) const;
+  std::vector<double> numbers(const std::string& key) const;
+
+  const nlohmann::json& json() const { return m_object; }
+  const std::string& path() const { return m_path; }
+
+ private:
+  const nlohmann::json& m_object;
+  std::string m_path;
+};
+
+// A finite double from a JSON number, or throws Error naming the path.
+double finite_number(const nlohmann::json& value, const std::string& path);
+
+}  // namespace benchledger::model
