@@ -1,0 +1,99 @@
+// The append-only ledger (DESIGN.md, "The ledger"): the Store interface that the NDJSON,
+// SQLite and (later) PostgreSQL stores implement, run selectors, and opening a store by URI.
+//
+// Every store keeps the exact bytes of each record and chains them: a record's `prev` is the
+// SHA-256 of the previous record's bytes in this store. append() is all or nothing and returns
+// only once the batch is durable. Nothing in this interface updates or deletes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <benchledger/record.hpp>
+
+namespace benchledger::ledger {
+
+// One record as the store holds it.
+struct StoredRecord {
+  std::int64_t position = 0;  // 1-based: the line in NDJSON, the sequence number elsewhere
+  std::string bytes;          // exact bytes, without the trailing '\n'
+  Record record;
+};
+
+struct AppendResult {
+  std::int64_t appended = 0;
+  std::int64_t skipped = 0;  // import only: ids already present with the same content
+  std::string head;          // SHA-256 of the last record's bytes after the append
+};
+
+// What `verify` found. ok is false on any break; position and id name the first bad record.
+struct VerifyReport {
+  bool ok = true;
+  std::int64_t records = 0;
+  std::string head;  // hash of the last intact record (64 zeros for an empty ledger)
+  std::optional<std::int64_t> bad_position;
+  std::optional<std::string> bad_id;
+  std::string problem;                // empty when ok
+  std::vector<std::string> warnings;  // a torn tail, for example
+};
+
+// Which run: `01J…` (id), `baseline` (label), `baseline~2`, `git:abc123`, `latest`, `latest~1`.
+// A path to an NDJSON file is resolved by the caller opening that file as a store.
+struct RunSelector {
+  enum class Kind { id, label, git, latest };
+  Kind kind = Kind::latest;
+  std::string value;   // id, label or commit prefix
+  std::int64_t back = 0;  // the N of `~N`: 0 is the newest match
+  std::string text;    // as the user wrote it, for messages
+};
+RunSelector parse_run_selector(std::string_view text);  // throws Error on bad syntax
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual std::string uri() const = 0;
+
+  // Appends a batch as one atomic unit: sets each record's `prev` (ids and times must be set),
+  // writes, and returns once durable. Throws Error and appends nothing on any failure.
+  virtual AppendResult append(std::vector<Record> batch) = 0;
+
+  // Like append, for records from elsewhere: a record whose id is present with the same
+  // content (`prev` aside) is skipped; one whose id is present with other content refuses the
+  // whole batch with an Error naming it.
+  virtual AppendResult import(std::vector<Record> batch) = 0;
+
+  // Visits every complete record in order, in constant memory; `visit` returns false to stop.
+  // Readers ignore a torn tail (see warnings()).
+  virtual void scan(const std::function<bool(const StoredRecord&)>& visit) const = 0;
+
+  // The run a selector names, or nullopt when none matches.
+  virtual std::optional<RunRecord> find_run(const RunSelector& selector) const = 0;
+  // The runs that match a selector, newest first, at most `limit` (for --base-runs K, log).
+  virtual std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const = 0;
+  // The results of one run, in the order appended.
+  virtual std::vector<ResultRecord> results_of(const std::string& run_id) const = 0;
+  // Every note, in the order appended.
+  virtual std::vector<NoteRecord> notes() const = 0;
+
+  // Recomputes the chain. `head`, when given, must be the hash of a record still present.
+  virtual VerifyReport verify(const std::optional<std::string>& head) const = 0;
+
+  // Warnings from the last read (a torn tail ignored, for example).
+  virtual std::vector<std::string> warnings() const = 0;
+};
+
+// Opens a store by URI: `path.ndjson`, `ndjson:PATH`, `sqlite:PATH`, `postgresql://…`.
+// Creates NDJSON and SQLite ledgers on first append, not on open. Throws Error.
+std::unique_ptr<Store> open_store(const std::string& uri);
+
+// The ledger a command uses when given no --ledger: BENCHLEDGER_LEDGER, else
+// `ledger/ledger.ndjson` under the git repository root (or the current directory).
+std::string default_ledger_uri();
+
+}  // namespace benchledger::ledger
