@@ -356,11 +356,12 @@ Record parse_record(std::string_view line) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann's message already names the byte position and what it found.
+  } catch (const nlohmann::json::exception& e) {
+    // nlohmann's message names the byte position and what it found; drop its "[json.…] " tag.
     std::string what = e.what();
-    const auto colon = what.find("parse error");
-    throw Error("malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
+    const auto tag_end = what.find("] ");
+    throw Error("malformed JSON: " +
+                (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
   }
   const model::JsonReader reader(json, "");
   const std::string schema = reader.string("schema");

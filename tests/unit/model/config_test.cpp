@@ -1,0 +1,54 @@
+// The config file is read as documented, and anything unknown or mistyped is refused by name.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <benchledger/config.hpp>
+#include <benchledger/error.hpp>
+
+using namespace benchledger;
+
+namespace {
+
+std::filesystem::path write_config(const std::string& text) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("benchledger-config-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "benchledger.json";
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a full config file is read") {
+  const auto path = write_config(R"({
+    "ledger": "sqlite:ledger/bench.db", "project": "demo",
+    "thresholds": {"sort/*": 10, "sort/uniform": 3},
+    "run": {"suites": ["executors"], "binaries": ["build/b"],
+            "commands": [{"name": "ls", "command": ["ls", "{dir}"], "params": {"dir": ["/", "/tmp"]},
+                          "runs": 5, "warmup": 1}]}})");
+  const Config config = load_config(path);
+  CHECK(config.ledger == "sqlite:ledger/bench.db");
+  CHECK(config.project == "demo");
+  CHECK(config.suites == std::vector<std::string>{"executors"});
+  CHECK(config.binaries == std::vector<std::string>{"build/b"});
+  REQUIRE(config.commands.size() == 1);
+  CHECK(config.commands[0].params.at("dir") == std::vector<std::string>{"/", "/tmp"});
+  CHECK(config.commands[0].runs == 5);
+  CHECK(config.threshold_for("sort/uniform", 5) == 3);  // exact match wins over the glob
+  CHECK(config.threshold_for("sort/mixed", 5) == 10);
+  CHECK(config.threshold_for("sqlite/insert", 5) == 5);
+}
+
+TEST_CASE("unknown and mistyped keys in the config file are refused by name") {
+  CHECK_THROWS_WITH(load_config(write_config(R"({"ledgr": "x"})")),
+                    Catch::Contains("field \"ledgr\": unknown key"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"run": {"suite": []}})")),
+                    Catch::Contains("field \"run.suite\": unknown key"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"thresholds": {"a": "ten"}})")),
+                    Catch::Contains("field \"thresholds.a\": expected a number"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"project": )")),
+                    Catch::Contains("malformed JSON"));
+}
