@@ -1,0 +1,241 @@
+// Every statistic in src/stats gives scipy.stats' answer (numpy's, for Hodges–Lehmann and
+// Benjamini–Hochberg, which scipy 1.10 lacks) on 600 generated sample pairs, ties included.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "stats/brunner_munzel.hpp"
+#include "stats/detectable_change.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/kolmogorov_smirnov.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/multiple_testing.hpp"
+#include "stats/summary.hpp"
+
+namespace st = benchledger::stats;
+using nlohmann::json;
+
+namespace {
+
+// Runs tests/unit/stats/scipy_oracle.py once per process and returns its answers.
+const json& oracle() {
+  static const json answers = [] {
+    const char* python = std::getenv("BENCHLEDGER_PYTHON3");
+    const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
+    if (python == nullptr || source == nullptr) {
+      FAIL("BENCHLEDGER_PYTHON3 and BENCHLEDGER_SOURCE_DIR must be set (ctest sets them)");
+    }
+    const std::filesystem::path out = std::filesystem::current_path() / "scipy_oracle.json";
+    const std::string command = std::string("'") + python + "' '" + source +
+                                "/tests/unit/stats/scipy_oracle.py' '" + out.string() + "'";
+    const int status = std::system(command.c_str());
+    if (status != 0) FAIL("the scipy oracle failed: " << command);
+    std::ifstream in(out);
+    return json::parse(in);
+  }();
+  return answers;
+}
+
+std::vector<double> values(const json& array) {
+  return array.get<std::vector<double>>();
+}
+
+// Equal within a relative tolerance, or an absolute one near zero.
+bool close(double actual, double expected, double relative, double absolute = 1e-300) {
+  return std::abs(actual - expected) <= absolute + relative * std::abs(expected);
+}
+
+}  // namespace
+
+TEST_CASE("the oracle covers at least 500 pairs with ties among them") {
+  const json& pairs = oracle()["pairs"];
+  REQUIRE(pairs.size() >= 500);
+  std::size_t with_ties = 0;
+  for (const json& pair : pairs) with_ties += pair["ties"].get<bool>() ? 1 : 0;
+  CHECK(with_ties >= 100);
+}
+
+TEST_CASE("mann_whitney_u matches scipy's normal approximation with and without continuity") {
+  for (const json& pair : oracle()["pairs"]) {
+    const auto x = values(pair["x"]), y = values(pair["y"]);
+    for (const bool continuity : {true, false}) {
+      const json& expected = pair[continuity ? "mwu_asymptotic_cc" : "mwu_asymptotic_nocc"];
+      const auto got = st::mann_whitney_u(x, y, st::MannWhitneyMethod::asymptotic, continuity);
+      INFO("m=" << x.size() << " n=" << y.size() << " continuity=" << continuity);
+      CHECK(got.u == expected["u"].get<double>());
+      CHECK(close(got.p, expected["p"].get<double>(), 1e-9, 1e-15));
+      CHECK_FALSE(got.exact);
+    }
+  }
+}
+
+TEST_CASE("mann_whitney_u matches the exact distribution for small samples without ties") {
+  std::size_t checked = 0;
+  for (const json& pair : oracle()["pairs"]) {
+    if (!pair.contains("mwu_exact")) continue;
+    const auto x = values(pair["x"]), y = values(pair["y"]);
+    const auto exact = st::mann_whitney_u(x, y, st::MannWhitneyMethod::exact);
+    const auto automatic = st::mann_whitney_u(x, y);
+    INFO("m=" << x.size() << " n=" << y.size());
+    CHECK(exact.exact);
+    CHECK(automatic.exact);  // no ties and both sizes <= 50
+    CHECK(exact.u == pair["mwu_exact"]["u"].get<double>());
+    CHECK(close(exact.p, pair["mwu_exact"]["p"].get<double>(), 1e-10, 1e-15));
+    CHECK(automatic.p == exact.p);
+    ++checked;
+  }
+  CHECK(checked >= 300);
+}
+
+TEST_CASE("mann_whitney_u uses the normal approximation when there are ties") {
+  for (const json& pair : oracle()["pairs"]) {
+    if (!pair["ties"].get<bool>()) continue;
+    const auto got = st::mann_whitney_u(values(pair["x"]), values(pair["y"]));
+    CHECK(got.ties);
+    CHECK_FALSE(got.exact);
+    CHECK(close(got.p, pair["mwu_asymptotic_cc"]["p"].get<double>(), 1e-9, 1e-15));
+  }
+}
+
+TEST_CASE("the exact null distribution of U matches scipy's") {
+  for (const json& table : oracle()["null_cdf"]) {
+    const auto m = table["m"].get<std::size_t>(), n = table["n"].get<std::size_t>();
+    const auto expected = values(table["cdf"]);
+    const auto cdf = st::mann_whitney_null_cdf(m, n);
+    REQUIRE(cdf->size() == expected.size());
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      INFO("m=" << m << " n=" << n << " k=" << k);
+      CHECK(close((*cdf)[k], expected[k], 1e-11, 1e-17));
+    }
+    CHECK(st::mann_whitney_null_cdf(n, m)->size() == expected.size());
+  }
+}
+
+TEST_CASE("the smallest exact p-value is 2 / binomial(m + n, m)") {
+  CHECK(st::mann_whitney_min_p(3, 3) == Approx(0.1));
+  CHECK(st::mann_whitney_min_p(5, 5) == Approx(2.0 / 252.0));
+  CHECK(st::mann_whitney_min_p(1, 1) == 1.0);
+}
+
+TEST_CASE("hodges_lehmann_shift matches the numpy oracle's estimate and interval") {
+  for (const json& pair : oracle()["pairs"]) {
+    const auto x = values(pair["x"]), y = values(pair["y"]);
+    for (const auto& [key, confidence] : {std::pair{"hl_95", 0.95}, std::pair{"hl_90", 0.90}}) {
+      const json& expected = pair[key];
+      const auto got = st::hodges_lehmann_shift(x, y, confidence);
+      INFO("m=" << x.size() << " n=" << y.size() << " " << key);
+      CHECK(got.k == expected["k"].get<std::size_t>());
+      CHECK(close(got.estimate, expected["estimate"].get<double>(), 1e-12, 1e-12));
+      CHECK(got.low == expected["low"].get<double>());
+      CHECK(got.high == expected["high"].get<double>());
+      CHECK(close(got.coverage, expected["coverage"].get<double>(), 1e-9, 1e-12));
+      CHECK(got.low <= got.estimate);
+      CHECK(got.estimate <= got.high);
+    }
+  }
+}
+
+TEST_CASE("hodges_lehmann_ratio is the shift of the logs, as a factor") {
+  std::size_t checked = 0;
+  for (const json& pair : oracle()["pairs"]) {
+    if (!pair.contains("hl_ratio_95")) continue;
+    const auto got = st::hodges_lehmann_ratio(values(pair["x"]), values(pair["y"]), 0.95);
+    const json& expected = pair["hl_ratio_95"];
+    CHECK(close(got.ratio, expected["ratio"].get<double>(), 1e-12));
+    CHECK(close(got.low, expected["low"].get<double>(), 1e-12));
+    CHECK(close(got.high, expected["high"].get<double>(), 1e-12));
+    ++checked;
+  }
+  CHECK(checked >= 400);
+  const std::vector<double> positive{1, 2, 3}, with_zero{0, 1, 2};
+  CHECK_THROWS_WITH(st::hodges_lehmann_ratio(positive, with_zero, 0.95),
+                    Catch::Contains("a ratio needs positive values"));
+}
+
+TEST_CASE("brunner_munzel matches scipy, NaN where scipy gives NaN") {
+  std::size_t checked = 0;
+  for (const json& pair : oracle()["pairs"]) {
+    if (!pair.contains("brunner_munzel")) continue;
+    const auto got = st::brunner_munzel(values(pair["x"]), values(pair["y"]));
+    const json& expected = pair["brunner_munzel"];
+    INFO("m=" << pair["x"].size() << " n=" << pair["y"].size());
+    if (expected["p"].is_null()) {
+      CHECK(std::isnan(got.p));
+    } else {
+      CHECK(close(got.p, expected["p"].get<double>(), 1e-8, 1e-14));
+      CHECK(close(got.statistic, expected["statistic"].get<double>(), 1e-10, 1e-12));
+    }
+    ++checked;
+  }
+  CHECK(checked >= 500);
+}
+
+TEST_CASE("kolmogorov_smirnov matches scipy's exact two-sample test") {
+  for (const json& pair : oracle()["pairs"]) {
+    const auto got = st::kolmogorov_smirnov(values(pair["x"]), values(pair["y"]));
+    const json& expected = pair["ks"];
+    INFO("m=" << pair["x"].size() << " n=" << pair["y"].size());
+    CHECK(close(got.d, expected["d"].get<double>(), 1e-12));
+    // 1 - P(inside) loses relative precision below ~1e-10: an absolute bound there.
+    CHECK(close(got.p, expected["p"].get<double>(), 1e-7, 1e-10));
+  }
+}
+
+TEST_CASE("summarize matches numpy's mean, median, sample stddev and percentiles") {
+  for (const json& pair : oracle()["pairs"]) {
+    auto all = values(pair["x"]);
+    const auto y = values(pair["y"]);
+    all.insert(all.end(), y.begin(), y.end());
+    const st::Summary s = st::summarize(all);
+    const json& expected = pair["summary"];
+    CHECK(s.n == expected["n"].get<std::size_t>());
+    CHECK(close(s.mean, expected["mean"].get<double>(), 1e-13));
+    CHECK(close(s.median, expected["median"].get<double>(), 1e-15));
+    CHECK(close(s.stddev, expected["stddev"].get<double>(), 1e-10, 1e-14));
+    CHECK(s.min == expected["min"].get<double>());
+    CHECK(s.max == expected["max"].get<double>());
+    CHECK(close(s.p90, expected["p90"].get<double>(), 1e-13));
+    CHECK(close(s.p95, expected["p95"].get<double>(), 1e-13));
+    CHECK(close(s.p99, expected["p99"].get<double>(), 1e-13));
+    CHECK(close(s.p999, expected["p999"].get<double>(), 1e-13));
+  }
+}
+
+TEST_CASE("benjamini_hochberg matches the adjusted p-values and rejections of the definition") {
+  for (const json& group : oracle()["bh"]) {
+    const auto p = values(group["p"]);
+    const auto adjusted = st::benjamini_hochberg(p);
+    const auto expected = values(group["adjusted"]);
+    const auto reject_05 = group["reject_05"].get<std::vector<bool>>();
+    const auto reject_10 = group["reject_10"].get<std::vector<bool>>();
+    REQUIRE(adjusted.size() == p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      CHECK(close(adjusted[i], expected[i], 1e-12, 1e-300));
+      CHECK((adjusted[i] <= 0.05) == reject_05[i]);
+      CHECK((adjusted[i] <= 0.10) == reject_10[i]);
+    }
+  }
+  const std::vector<double> bad{0.5, 1.5};
+  CHECK_THROWS_WITH(st::benjamini_hochberg(bad), Catch::Contains("not a probability"));
+}
+
+TEST_CASE("minimal_detectable_change gives about 80% power in scipy simulations") {
+  for (const json& c : oracle()["mdc"]) {
+    const double got = st::minimal_detectable_change(
+        c["m"].get<std::size_t>(), c["n"].get<std::size_t>(), c["sigma"].get<double>(),
+        c["alpha"].get<double>(), c["power"].get<double>());
+    INFO("m=" << c["m"] << " n=" << c["n"] << " simulated power " << c["simulated_power"]);
+    CHECK(close(got, c["change"].get<double>(), 1e-9));
+    CHECK(c["simulated_power"].get<double>() >= 0.72);
+    CHECK(c["simulated_power"].get<double>() <= 0.88);
+  }
+  CHECK(std::isinf(st::minimal_detectable_change(3, 3, 0.01, 0.05)));
+  CHECK(std::isfinite(st::minimal_detectable_change(4, 4, 0.01, 0.05)));
+}
