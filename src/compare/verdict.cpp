@@ -1,0 +1,188 @@
+// Verdicts from samples: statistics per metric, then one false-discovery-rate adjustment over
+// all of them.
+#include "compare/verdict.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <benchledger/error.hpp>
+
+#include "stats/brunner_munzel.hpp"
+#include "stats/detectable_change.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/kolmogorov_smirnov.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/multiple_testing.hpp"
+#include "stats/summary.hpp"
+
+namespace benchledger::compare {
+namespace {
+
+constexpr std::array<std::pair<Verdict, std::string_view>, 6> k_verdict_names{{
+    {Verdict::regression, "regression"},
+    {Verdict::improvement, "improvement"},
+    {Verdict::unchanged, "unchanged"},
+    {Verdict::inconclusive, "inconclusive"},
+    {Verdict::new_case, "new"},
+    {Verdict::missing, "missing"},
+}};
+
+bool all_positive(std::span<const double> values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return v > 0.0; });
+}
+
+double deciding_p(std::span<const double> base, std::span<const double> current,
+                  DecidingTest test) {
+  switch (test) {
+    case DecidingTest::brunner_munzel: {
+      const double p = stats::brunner_munzel(base, current).p;
+      // Completely separated samples without spread leave the t approximation undefined
+      // (NaN, as in scipy); the exact rank test answers that case.
+      if (!std::isnan(p)) return p;
+      return stats::mann_whitney_u(base, current).p;
+    }
+    case DecidingTest::kolmogorov_smirnov:
+      return stats::kolmogorov_smirnov(base, current).p;
+    case DecidingTest::mann_whitney:
+      break;
+  }
+  return stats::mann_whitney_u(base, current).p;
+}
+
+MetricAssessment measure(const MetricInput& input, const VerdictOptions& options) {
+  if (input.base.empty() || input.current.empty()) {
+    throw Error("a metric needs at least one value on each side");
+  }
+  MetricAssessment a;
+  a.threshold = input.threshold;
+  a.base_n = input.base.size();
+  a.current_n = input.current.size();
+  a.base_center = stats::median(input.base);
+  a.current_center = stats::median(input.current);
+  const bool positive = all_positive(input.base) && all_positive(input.current);
+  a.threshold_only = a.base_n < k_min_samples || a.current_n < k_min_samples;
+
+  if (a.threshold_only) {
+    if (a.base_center != 0.0) {
+      a.change = a.current_center / a.base_center - 1.0;
+    } else if (a.current_center == 0.0) {
+      a.change = 0.0;
+    }
+    return a;
+  }
+  const double confidence = 1.0 - options.alpha;
+  if (positive) {
+    const stats::RatioInterval hl =
+        stats::hodges_lehmann_ratio(input.base, input.current, confidence);
+    a.change = hl.ratio - 1.0;
+    a.ci_low = hl.low - 1.0;
+    a.ci_high = hl.high - 1.0;
+    a.coverage = hl.coverage;
+  } else {
+    // Zero or negative values (a count of errors, say) have no ratio: the shift of the values
+    // relative to the base centre instead.
+    const stats::ShiftInterval hl =
+        stats::hodges_lehmann_shift(input.base, input.current, confidence);
+    a.coverage = hl.coverage;
+    const double scale = std::abs(a.base_center);
+    if (scale > 0.0) {
+      a.change = hl.estimate / scale;
+      a.ci_low = hl.low / scale;
+      a.ci_high = hl.high / scale;
+    } else if (hl.low == 0.0 && hl.high == 0.0) {
+      a.change = a.ci_low = a.ci_high = 0.0;
+    }
+  }
+  a.p = deciding_p(input.base, input.current, options.test);
+  return a;
+}
+
+// The side of the threshold the change lies on, as seen by `better`: +1 worse, -1 better, 0
+// within.
+int beyond_threshold(double change, double threshold, Better better) {
+  const double worse = better == Better::lower ? change : -change;
+  if (worse > threshold) return 1;
+  if (worse < -threshold) return -1;
+  return 0;
+}
+
+Verdict decide(const MetricAssessment& a, Better better, double alpha) {
+  if (!a.change) return Verdict::inconclusive;
+  const int side = beyond_threshold(*a.change, a.threshold, better);
+  if (a.threshold_only) {
+    return side > 0 ? Verdict::regression : side < 0 ? Verdict::improvement : Verdict::unchanged;
+  }
+  const bool significant = a.p_adjusted && *a.p_adjusted <= alpha;
+  if (significant && side > 0) return Verdict::regression;
+  if (significant && side < 0) return Verdict::improvement;
+  if (a.ci_low && a.ci_high && *a.ci_low >= -a.threshold && *a.ci_high <= a.threshold) {
+    return Verdict::unchanged;
+  }
+  return Verdict::inconclusive;
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict verdict) {
+  for (const auto& [value, name] : k_verdict_names) {
+    if (value == verdict) return name;
+  }
+  return "inconclusive";
+}
+
+Verdict parse_verdict(std::string_view text) {
+  for (const auto& [value, name] : k_verdict_names) {
+    if (name == text) return value;
+  }
+  throw Error(fmt::format(
+      "unknown verdict \"{}\" (expected regression, improvement, unchanged, inconclusive, new "
+      "or missing)",
+      text));
+}
+
+std::string_view to_string(DecidingTest test) {
+  switch (test) {
+    case DecidingTest::brunner_munzel:
+      return "brunner-munzel";
+    case DecidingTest::kolmogorov_smirnov:
+      return "kolmogorov-smirnov";
+    case DecidingTest::mann_whitney:
+      break;
+  }
+  return "mann-whitney";
+}
+
+std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
+                                     const VerdictOptions& options) {
+  if (!(options.alpha > 0.0 && options.alpha < 1.0)) {
+    throw Error(fmt::format("alpha {} is outside (0, 1)", options.alpha));
+  }
+  std::vector<MetricAssessment> out;
+  out.reserve(inputs.size());
+  std::vector<double> p_values;
+  std::vector<std::size_t> tested;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    out.push_back(measure(inputs[i], options));
+    if (out.back().p) {
+      p_values.push_back(*out.back().p);
+      tested.push_back(i);
+    }
+  }
+  const std::vector<double> adjusted = stats::benjamini_hochberg(p_values);
+  for (std::size_t k = 0; k < tested.size(); ++k) out[tested[k]].p_adjusted = adjusted[k];
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    MetricAssessment& a = out[i];
+    a.verdict = decide(a, inputs[i].better, options.alpha);
+    if (a.verdict == Verdict::inconclusive && !a.threshold_only && all_positive(inputs[i].base) &&
+        all_positive(inputs[i].current)) {
+      a.detectable = stats::minimal_detectable_change(
+          a.base_n, a.current_n, stats::pooled_log_stddev(inputs[i].base, inputs[i].current),
+          options.alpha);
+    }
+  }
+  return out;
+}
+
+}  // namespace benchledger::compare
