@@ -1,0 +1,139 @@
+// Tools and Postgres are asked for their versions within the probe budget: an answer is
+// recorded verbatim, a hang or flood is killed, a failure leaves the field null.
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "env/env.hpp"
+#include "env/subprocess.hpp"
+#include "env_test_support.hpp"
+
+using benchledger::env::capture_with_notes;
+using benchledger::env::CaptureOptions;
+using benchledger::env::testing::fixture_options;
+using benchledger::env::testing::fixtures_dir;
+using std::optional;
+using std::string;
+namespace detail = benchledger::env::detail;
+
+namespace {
+
+bool any_contains(const std::vector<string>& lines, const string& part) {
+  for (const auto& line : lines) {
+    if (line.find(part) != string::npos) return true;
+  }
+  return false;
+}
+
+// Gone, or a zombie nobody has reaped yet: either way no longer running.
+bool process_ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return true;
+  string line;
+  std::getline(stat, line);
+  const auto paren = line.rfind(')');
+  return paren != string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("versions come verbatim from the first line each tool prints") {
+  CaptureOptions options = fixture_options("intel_baremetal");
+  options.run_tools = true;
+  options.tool_dirs = {fixtures_dir() / "tools_ok"};
+  const auto capture = capture_with_notes(options);
+  CHECK(capture.env.runtimes.node == optional<string>("v18.19.0"));
+  CHECK(capture.env.runtimes.python == optional<string>("Python 3.9.2"));
+  CHECK(capture.env.runtimes.postgres_client == optional<string>("psql (PostgreSQL) 16.1"));
+  CHECK(capture.env.container.docker_version == optional<string>("24.0.7"));
+  CHECK(capture.notes.empty());
+}
+
+TEST_CASE("a tool that hangs, floods, fails or cannot run leaves its field null") {
+  CaptureOptions options = fixture_options("intel_baremetal");
+  options.run_tools = true;
+  options.tool_dirs = {fixtures_dir() / "tools_bad"};
+  options.probe_timeout = std::chrono::milliseconds(300);
+  const auto start = std::chrono::steady_clock::now();
+  const auto capture = capture_with_notes(options);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  CHECK(capture.env.runtimes.node == optional<string>());             // sleeps 60 s: killed
+  CHECK(capture.env.runtimes.python == optional<string>());           // floods stdout: killed
+  CHECK(capture.env.container.docker_version == optional<string>());  // exits 1
+  CHECK(capture.env.runtimes.postgres_client == optional<string>());  // not executable
+  CHECK(any_contains(capture.notes, "node: no answer within 300 ms (killed)"));
+  // Not a speed target: without the kill this would wait out the script's 60 s sleep.
+  CHECK(elapsed < std::chrono::seconds(30));
+}
+
+TEST_CASE("run_tool kills the tool's whole process group at the deadline") {
+  const auto run = detail::run_tool({"/bin/sh", "-c", "sleep 60 & echo $!; wait"},
+                                    std::chrono::milliseconds(300));
+  CHECK(run.timed_out);
+  CHECK(run.exit_status == -1);
+  const pid_t grandchild = static_cast<pid_t>(std::stol(run.output));
+  REQUIRE(grandchild > 0);
+  bool ended = false;
+  for (int i = 0; i < 100 && !ended; ++i) {
+    ended = process_ended(grandchild);
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(ended);
+  if (!ended) ::kill(grandchild, SIGKILL);
+}
+
+TEST_CASE("run_tool reports the exit status and caps the output it keeps") {
+  const auto ok = detail::run_tool({"/bin/sh", "-c", "printf 'a\\nb\\n'; exit 3"},
+                                   std::chrono::milliseconds(5000));
+  CHECK_FALSE(ok.timed_out);
+  CHECK_FALSE(ok.truncated);
+  CHECK(ok.exit_status == 3);
+  CHECK(ok.output == "a\nb\n");
+
+  const auto flood = detail::run_tool({"/usr/bin/yes"}, std::chrono::milliseconds(5000), 1000);
+  CHECK(flood.truncated);
+  CHECK(flood.output.size() == 1000);
+  CHECK(flood.exit_status == -1);
+
+  CHECK_THROWS(detail::run_tool({"/no/such/tool"}, std::chrono::milliseconds(1000)));
+}
+
+TEST_CASE("find_tool searches the given directories, or PATH, for an executable file") {
+  CHECK(detail::find_tool("node", {fixtures_dir() / "tools_ok"}) ==
+        optional<std::filesystem::path>(fixtures_dir() / "tools_ok" / "node"));
+  CHECK(detail::find_tool("psql", {fixtures_dir() / "tools_bad"}) ==
+        optional<std::filesystem::path>());  // present but not executable
+  CHECK(detail::find_tool("sh", {}).has_value());
+  CHECK(detail::find_tool("no-such-tool-anywhere", {}) == optional<std::filesystem::path>());
+}
+
+TEST_CASE("a Postgres server that refuses the connection leaves postgres_server null") {
+  CaptureOptions options = fixture_options("intel_baremetal");
+  options.postgres_dsn = "postgresql://postgres@127.0.0.1:1/postgres";  // nothing listens on 1
+  const auto capture = capture_with_notes(options);
+  CHECK(capture.env.runtimes.postgres_server == optional<string>());
+  CHECK(any_contains(capture.notes, "postgres"));
+}
+
+TEST_CASE("SELECT version() fills postgres_server from the test server") {
+  const char* dsn = std::getenv("BENCHLEDGER_TEST_PG");
+  if (dsn == nullptr || *dsn == '\0') {
+    WARN("BENCHLEDGER_TEST_PG is not set (tools/test sets it): Postgres not asked");
+    return;
+  }
+  CaptureOptions options = fixture_options("intel_baremetal");
+  options.postgres_dsn = dsn;
+  const auto capture = capture_with_notes(options);
+  INFO((capture.notes.empty() ? string() : capture.notes.front()));
+  REQUIRE(capture.env.runtimes.postgres_server.has_value());
+  CHECK(capture.env.runtimes.postgres_server->rfind("PostgreSQL ", 0) == 0);
+}
