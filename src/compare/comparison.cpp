@@ -1,0 +1,303 @@
+// Matching cases and metrics across two sides, then one call of assess() for all of them so
+// that the false discovery rate is controlled over the whole comparison.
+#include "compare/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+#include <benchledger/error.hpp>
+
+#include "env/env.hpp"
+#include "stats/summary.hpp"
+
+namespace benchledger::compare {
+namespace {
+
+// A case's results on one side, all runs pooled.
+struct CaseResults {
+  std::string bench;
+  Params params;
+  std::vector<const ResultRecord*> results;
+};
+
+using CaseMap = std::map<std::string, CaseResults>;  // by case_key: sorted, deterministic
+
+CaseMap group_cases(const Side& side, const std::set<std::string>& invalidated) {
+  CaseMap cases;
+  for (const ResultRecord& result : side.results) {
+    if (invalidated.contains(result.header.id)) continue;
+    CaseResults& entry = cases[case_key(result.bench, result.params)];
+    if (entry.results.empty()) {
+      entry.bench = result.bench;
+      entry.params = result.params;
+    }
+    entry.results.push_back(&result);
+  }
+  return cases;
+}
+
+// The samples of a metric across a case's results (a metric without samples gives its value).
+struct Pooled {
+  std::vector<double> values;
+  const Metric* first = nullptr;
+};
+
+Pooled pool(const CaseResults* entry, const std::string& metric) {
+  Pooled pooled;
+  if (entry == nullptr) return pooled;
+  for (const ResultRecord* result : entry->results) {
+    const auto found = result->metrics.find(metric);
+    if (found == result->metrics.end()) continue;
+    const Metric& m = found->second;
+    if (pooled.first == nullptr) pooled.first = &m;
+    if (m.samples && !m.samples->empty()) {
+      pooled.values.insert(pooled.values.end(), m.samples->begin(), m.samples->end());
+    } else {
+      pooled.values.push_back(m.value);
+    }
+  }
+  return pooled;
+}
+
+RunSummary summarize_run(const RunRecord& run) {
+  return {run.header.id, run.label, run.header.time, run.git, run.env.fingerprint};
+}
+
+// "field: base -> current" for every comparability field that differs, values as the
+// fingerprint text writes them (JSON).
+std::vector<std::string> describe_differences(const Env& base, const Env& current) {
+  const auto values = [](const Env& env) {
+    std::map<std::string, std::string> out;
+    const std::string text = env::fingerprint_text(env);
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string line = text.substr(start, end - start);
+      if (const auto eq = line.find('='); eq != std::string::npos) {
+        out.emplace(line.substr(0, eq), line.substr(eq + 1));
+      }
+      start = end + 1;
+    }
+    return out;
+  };
+  const auto base_values = values(base), current_values = values(current);
+  std::vector<std::string> out;
+  for (const std::string& field : env::differing_fields(base, current)) {
+    const auto b = base_values.find(field), c = current_values.find(field);
+    out.push_back(fmt::format("{}: {} -> {}", field, b == base_values.end() ? "?" : b->second,
+                              c == current_values.end() ? "?" : c->second));
+  }
+  return out;
+}
+
+std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes,
+                                          const RunRecord& current_run,
+                                          const CaseResults* current_case) {
+  for (const NoteRecord& note : notes) {
+    if (note.kind != NoteKind::accept_regression) continue;
+    bool covers = false;
+    if (note.target == current_run.header.id) {
+      covers = current_case != nullptr && (!note.bench || *note.bench == current_case->bench);
+    } else if (current_case != nullptr) {
+      for (const ResultRecord* result : current_case->results) {
+        covers |= note.target == result->header.id;
+      }
+    }
+    if (covers) return Acceptance{note.header.id, note.text, note.author};
+  }
+  return std::nullopt;
+}
+
+void check_options(const CompareOptions& options) {
+  if (!(options.alpha > 0.0 && options.alpha < 1.0)) {
+    throw Error(fmt::format("--alpha {} is outside (0, 1)", options.alpha));
+  }
+  if (!(options.threshold >= 0.0) || !std::isfinite(options.threshold)) {
+    throw Error(
+        fmt::format("--threshold {} is not a non-negative percentage", 100.0 * options.threshold));
+  }
+}
+
+}  // namespace
+
+ComparisonReport compare_sides(const Side& base, const Side& current,
+                               std::span<const NoteRecord> notes, const CompareOptions& options) {
+  check_options(options);
+  if (base.runs.empty()) throw Error("the base side has no run");
+  if (current.runs.empty()) throw Error("the current side has no run");
+
+  ComparisonReport report;
+  report.alpha = options.alpha;
+  report.threshold = options.threshold;
+  report.test = options.test;
+  report.fail_on = options.fail_on;
+  for (const RunRecord& run : base.runs) report.base.push_back(summarize_run(run));
+  const RunRecord& current_run = current.runs.front();
+  report.current = summarize_run(current_run);
+
+  // Notes: invalidated results are left out; an invalidated run selected anyway is named.
+  std::set<std::string> invalidated;
+  for (const NoteRecord& note : notes) {
+    if (note.kind == NoteKind::invalidate) invalidated.insert(note.target);
+  }
+  for (const auto* side : {&base, &current}) {
+    for (const RunRecord& run : side->runs) {
+      if (invalidated.contains(run.header.id)) {
+        report.warnings.push_back(fmt::format(
+            "run {} is invalidated by a note but was selected explicitly", run.header.id));
+      }
+    }
+  }
+
+  // Environment.
+  for (const RunRecord& run : base.runs) {
+    if (run.env.fingerprint == current_run.env.fingerprint) continue;
+    const std::vector<std::string> differences = describe_differences(run.env, current_run.env);
+    const std::string fields = differences.empty()
+                                   ? std::string(
+                                         "no comparability field differs; the fingerprints were "
+                                         "computed differently")
+                                   : fmt::format("{}", fmt::join(differences, "; "));
+    const std::string message = fmt::format(
+        "environments differ: base run {} and current run {} have different fingerprints ({})",
+        run.header.id, current_run.header.id, fields);
+    if (options.require_same_env) throw Error(message + " (--require-same-env)");
+    report.warnings.push_back(message);
+    report.env_differences.insert(report.env_differences.end(), differences.begin(),
+                                  differences.end());
+  }
+  for (const auto& [side, name] : {std::pair{&base, "base"}, std::pair{&current, "current"}}) {
+    for (const RunRecord& run : side->runs) {
+      for (const std::string& warning : run.warnings) {
+        report.warnings.push_back(fmt::format("{} run {}: {}", name, run.header.id, warning));
+      }
+    }
+  }
+
+  // Matching.
+  const CaseMap base_cases = group_cases(base, invalidated);
+  const CaseMap current_cases = group_cases(current, invalidated);
+  std::set<std::string> keys;
+  for (const auto& [key, entry] : base_cases) keys.insert(key);
+  for (const auto& [key, entry] : current_cases) keys.insert(key);
+
+  struct Pending {
+    CaseComparison comparison;
+    Pooled base, current;
+    const CaseResults* current_case = nullptr;
+  };
+  std::vector<Pending> pending;
+  std::set<std::string> metrics_seen;
+  for (const std::string& key : keys) {
+    const auto b = base_cases.find(key), c = current_cases.find(key);
+    const CaseResults* base_case = b == base_cases.end() ? nullptr : &b->second;
+    const CaseResults* current_case = c == current_cases.end() ? nullptr : &c->second;
+    const CaseResults& any = current_case != nullptr ? *current_case : *base_case;
+    std::vector<std::string> metrics = options.metrics;
+    if (metrics.empty()) {
+      metrics.push_back(any.results.front()->primary);
+      if (current_case != nullptr && base_case != nullptr &&
+          base_case->results.front()->primary != metrics.front()) {
+        report.warnings.push_back(fmt::format(
+            "{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"", key,
+            base_case->results.front()->primary, metrics.front(), metrics.front()));
+      }
+    }
+    for (const std::string& metric : metrics) {
+      Pending item;
+      item.base = pool(base_case, metric);
+      item.current = pool(current_case, metric);
+      item.current_case = current_case;
+      if (item.base.first == nullptr && item.current.first == nullptr) continue;
+      metrics_seen.insert(metric);
+      CaseComparison& cc = item.comparison;
+      cc.bench = any.bench;
+      cc.params = any.params;
+      cc.metric = metric;
+      const Metric& shown = item.current.first != nullptr ? *item.current.first : *item.base.first;
+      cc.unit = shown.unit;
+      cc.better = shown.better;
+      cc.threshold = options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
+      cc.base_n = item.base.values.size();
+      cc.current_n = item.current.values.size();
+      if (item.base.first == nullptr) {
+        cc.verdict = Verdict::new_case;
+      } else if (item.current.first == nullptr) {
+        cc.verdict = Verdict::missing;
+      } else if (item.base.first->unit != item.current.first->unit ||
+                 item.base.first->better != item.current.first->better) {
+        cc.verdict = Verdict::inconclusive;
+        cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
+                                item.base.first->unit, to_string(item.base.first->better),
+                                item.current.first->unit, to_string(item.current.first->better));
+      }
+      pending.push_back(std::move(item));
+    }
+  }
+  for (const std::string& metric : options.metrics) {
+    if (!metrics_seen.contains(metric)) {
+      throw Error(fmt::format("no case of either run has the metric \"{}\"", metric));
+    }
+  }
+
+  // Statistics for every comparable metric in one call: one false-discovery-rate adjustment.
+  std::vector<MetricInput> inputs;
+  std::vector<std::size_t> compared;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    const Pending& item = pending[i];
+    if (item.base.first == nullptr || item.current.first == nullptr ||
+        !item.comparison.remark.empty()) {
+      continue;
+    }
+    inputs.push_back(
+        {item.base.values, item.current.values, item.comparison.better, item.comparison.threshold});
+    compared.push_back(i);
+  }
+  const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
+
+  for (std::size_t k = 0; k < compared.size(); ++k) {
+    CaseComparison& cc = pending[compared[k]].comparison;
+    const MetricAssessment& a = assessed[k];
+    cc.change = a.change;
+    cc.ci_low = a.ci_low;
+    cc.ci_high = a.ci_high;
+    cc.p = a.p;
+    cc.p_adjusted = a.p_adjusted;
+    cc.detectable = a.detectable;
+    cc.threshold_only = a.threshold_only;
+    cc.verdict = a.verdict;
+    if (a.threshold_only) {
+      cc.remark = fmt::format(
+          "too few samples for a test ({} base, {} current; {} a side needed): only the threshold "
+          "applies",
+          a.base_n, a.current_n, k_min_samples);
+    } else if (!a.change) {
+      cc.remark = "the base centre is 0: no relative change";
+    }
+  }
+
+  for (Pending& item : pending) {
+    CaseComparison& cc = item.comparison;
+    if (item.base.first != nullptr) cc.base_center = stats::median(item.base.values);
+    if (item.current.first != nullptr) cc.current_center = stats::median(item.current.values);
+    if (cc.verdict == Verdict::regression) {
+      cc.accepted = find_acceptance(notes, current_run, item.current_case);
+    }
+    const bool failing_verdict = std::find(options.fail_on.begin(), options.fail_on.end(),
+                                           cc.verdict) != options.fail_on.end();
+    cc.fails_gate = failing_verdict && !cc.accepted;
+    report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
+    report.accepted += cc.accepted ? 1 : 0;
+    report.gate_pass = report.gate_pass && !cc.fails_gate;
+    report.cases.push_back(std::move(cc));
+  }
+  return report;
+}
+
+}  // namespace benchledger::compare

@@ -1,0 +1,103 @@
+// Comparing two sides of records (DESIGN.md, "Compare and the gate"): cases matched by bench +
+// params, one comparison per metric, verdicts, accept-regression notes, environment
+// differences, and the gate. The result is a plain struct that src/report renders in every
+// format (compare_render.hpp) and that `report` embeds.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <benchledger/config.hpp>
+#include <benchledger/record.hpp>
+
+#include "compare/verdict.hpp"
+
+namespace benchledger::compare {
+
+// One side of a comparison: the selected runs, newest first (several when --base-runs pools
+// them), and their results. Samples of the same case across the runs are pooled.
+struct Side {
+  std::vector<RunRecord> runs;
+  std::vector<ResultRecord> results;
+};
+
+struct CompareOptions {
+  double alpha = 0.05;      // false discovery rate, and 1 - the intervals' confidence
+  double threshold = 0.05;  // fraction; per-benchmark values from config.thresholds win
+  Config config;            // thresholds by exact bench name or glob (percent)
+  // Which metrics to compare; empty means each case's `primary` metric.
+  std::vector<std::string> metrics;
+  std::vector<Verdict> fail_on{Verdict::regression};
+  bool require_same_env = false;  // differing fingerprints throw Error instead of warning
+  DecidingTest test = DecidingTest::mann_whitney;
+};
+
+// A selected run as the outputs show it.
+struct RunSummary {
+  std::string id;
+  std::optional<std::string> label;
+  std::string time;
+  GitState git;
+  std::string fingerprint;
+};
+
+struct Acceptance {
+  std::string note;  // id of the accept-regression note
+  std::string text;
+  std::string author;
+};
+
+// One metric of one case. Fractions throughout (0.1 = 10%); renderers print percent.
+struct CaseComparison {
+  std::string bench;
+  Params params;
+  std::string metric;
+  std::string unit;
+  Better better = Better::lower;
+  std::size_t base_n = 0, current_n = 0;              // samples (a single value counts as 1)
+  std::optional<double> base_center, current_center;  // medians; absent on the side lacking it
+  std::optional<double> change;                       // current / base - 1
+  std::optional<double> ci_low, ci_high;
+  std::optional<double> p, p_adjusted;
+  std::optional<double> detectable;  // for inconclusive verdicts; may be infinite
+  double threshold = 0.05;
+  bool threshold_only = false;  // fewer than 3 samples a side
+  Verdict verdict = Verdict::inconclusive;
+  std::optional<Acceptance> accepted;  // a regression an accept-regression note covers
+  bool fails_gate = false;
+  std::string remark;  // why the statistics are limited, or empty
+};
+
+inline constexpr std::size_t k_verdict_count = 6;
+
+struct ComparisonReport {
+  std::vector<RunSummary> base;  // newest first; more than one when pooled
+  RunSummary current;
+  std::vector<std::string> warnings;
+  // Differing comparability fields (env::comparability_fields names) of each base run whose
+  // fingerprint differs from the current run's, as "field: base value -> current value".
+  std::vector<std::string> env_differences;
+  std::vector<CaseComparison> cases;                  // sorted by bench, params, metric
+  std::array<std::size_t, k_verdict_count> counts{};  // indexed by Verdict
+  std::size_t accepted = 0;
+  double alpha = 0.05;
+  double threshold = 0.05;
+  DecidingTest test = DecidingTest::mann_whitney;
+  std::vector<Verdict> fail_on;
+  bool gate_pass = true;
+
+  std::size_t count(Verdict verdict) const { return counts[static_cast<std::size_t>(verdict)]; }
+};
+
+// Compares current against base. Results that an `invalidate` note targets are left out;
+// `notes` may hold every note of the ledger. Throws benchledger::Error when a side has no run,
+// when options are out of range, when a metric asked for exists in no case, or (with
+// require_same_env) when the environments differ.
+ComparisonReport compare_sides(const Side& base, const Side& current,
+                               std::span<const NoteRecord> notes, const CompareOptions& options);
+
+}  // namespace benchledger::compare

@@ -1,0 +1,65 @@
+// CSV of a comparison (RFC 4180: CRLF-free lines, fields quoted when they hold a comma, quote
+// or newline). Numbers are written with full round-trip precision; percent columns say so.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/compare_render.hpp"
+
+namespace benchledger::report {
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char ch : text) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string number(const std::optional<double>& value, double scale = 1.0) {
+  if (!value || !std::isfinite(*value)) return {};
+  return fmt::format("{}", *value * scale);
+}
+
+}  // namespace
+
+std::string render_comparison_csv(const compare::ComparisonReport& report) {
+  std::string out =
+      "bench,params,metric,unit,better,base_n,base_center,current_n,current_center,"
+      "change_percent,ci_low_percent,ci_high_percent,p,p_adjusted,threshold_percent,verdict,"
+      "accepted_by,gate\n";
+  for (const compare::CaseComparison& c : report.cases) {
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : c.params) params[key] = to_json(value);
+    const std::vector<std::string> fields{c.bench,
+                                          params.dump(),
+                                          c.metric,
+                                          c.unit,
+                                          std::string(to_string(c.better)),
+                                          std::to_string(c.base_n),
+                                          number(c.base_center),
+                                          std::to_string(c.current_n),
+                                          number(c.current_center),
+                                          number(c.change, 100.0),
+                                          number(c.ci_low, 100.0),
+                                          number(c.ci_high, 100.0),
+                                          number(c.p),
+                                          number(c.p_adjusted),
+                                          fmt::format("{}", 100.0 * c.threshold),
+                                          std::string(compare::to_string(c.verdict)),
+                                          c.accepted ? c.accepted->note : std::string(),
+                                          c.fails_gate ? "fail" : "pass"};
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      out += csv_field(fields[i]);
+      out += i + 1 == fields.size() ? "\n" : ",";
+    }
+  }
+  return out;
+}
+
+}  // namespace benchledger::report

@@ -1,0 +1,112 @@
+// JUnit XML of a comparison, in the shape CI systems' test views read (Jenkins, GitLab,
+// GitHub test reporters): testsuites > testsuite > testcase, <failure> for gate failures.
+#include <string>
+
+#include <fmt/format.h>
+
+#include "report/compare_render.hpp"
+
+namespace benchledger::report {
+namespace {
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // Control characters other than tab and newline are not allowed in XML 1.0.
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n') {
+          out += ' ';
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+std::string describe(const compare::CaseComparison& c) {
+  std::string what = c.change ? format_percent(*c.change) : std::string("no relative change");
+  if (c.verdict == compare::Verdict::new_case) what = "not in the base run";
+  if (c.verdict == compare::Verdict::missing) what = "not in the current run";
+  std::string text = fmt::format("{}: {}", compare::to_string(c.verdict), what);
+  if (c.ci_low && c.ci_high) {
+    text +=
+        fmt::format(" (interval {} to {})", format_percent(*c.ci_low), format_percent(*c.ci_high));
+  }
+  if (c.p_adjusted) text += fmt::format(", adjusted p {:.3g}", *c.p_adjusted);
+  text += fmt::format(", threshold {:g}%", 100.0 * c.threshold);
+  if (c.base_center) text += ", base " + format_center(*c.base_center, c.unit);
+  if (c.current_center) text += ", current " + format_center(*c.current_center, c.unit);
+  if (!c.remark.empty()) text += "; " + c.remark;
+  if (const std::string d = format_detectable(c); !d.empty()) text += "; " + d;
+  return text;
+}
+
+}  // namespace
+
+std::string render_comparison_junit(const compare::ComparisonReport& report) {
+  std::size_t failures = 0;
+  for (const compare::CaseComparison& c : report.cases) failures += c.fails_gate ? 1 : 0;
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"benchledger compare\" tests=\"{}\" failures=\"{}\">\n",
+                     report.cases.size(), failures);
+  out += fmt::format(
+      "  <testsuite name=\"benchledger compare\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+      "skipped=\"0\">\n",
+      report.cases.size(), failures);
+  out += "    <properties>\n";
+  const auto property = [&](const std::string& name, const std::string& value) {
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
+                       xml_escape(value));
+  };
+  for (const compare::RunSummary& run : report.base) property("base", run.id);
+  property("current", report.current.id);
+  property("gate", report.gate_pass ? "pass" : "fail");
+  for (const std::string& warning : report.warnings) property("warning", warning);
+  out += "    </properties>\n";
+  for (const compare::CaseComparison& c : report.cases) {
+    const std::string classname = c.bench.substr(0, c.bench.find('/'));
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(classname),
+                       xml_escape(comparison_case_label(c) + " " + c.metric));
+    const std::string text = describe(c);
+    if (c.fails_gate) {
+      out += fmt::format(
+          ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+          compare::to_string(c.verdict), xml_escape(text), xml_escape(text));
+    } else if (c.accepted) {
+      out += fmt::format(
+          ">\n      <system-out>{}; accepted by note {} ({}): {}</system-out>\n    </testcase>\n",
+          xml_escape(text), xml_escape(c.accepted->note), xml_escape(c.accepted->author),
+          xml_escape(c.accepted->text));
+    } else {
+      out +=
+          fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(text));
+    }
+  }
+  if (!report.warnings.empty()) {
+    out += "    <system-err>";
+    for (const std::string& warning : report.warnings)
+      out += "warning: " + xml_escape(warning) + "\n";
+    out += "</system-err>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace benchledger::report

@@ -1,0 +1,43 @@
+// The outputs of `benchledger compare` (DESIGN.md, "Compare and the gate"): a terminal table,
+// Markdown for a pull-request comment, JSON, JUnit XML and CSV of a ComparisonReport. Pure
+// functions: the same report gives the same bytes. Every form but CSV carries the warnings
+// (environment differences included); the CLI prints them on stderr for CSV.
+//
+// These files (compare_*.cpp) belong to the compare area; the rest of src/report to reports.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/comparison.hpp"
+
+namespace benchledger::report {
+
+// Columns: benchmark, metric, base and current centres with n, change, interval, adjusted p,
+// verdict; then the warnings, the count per verdict and the gate. `colour` adds ANSI colours
+// to verdicts and the gate line.
+std::string render_comparison_table(const compare::ComparisonReport& report, bool colour);
+
+// GitHub-flavoured Markdown: a heading with the gate, warnings as quotes, the table, and the
+// summary, ready to post as a pull-request comment.
+std::string render_comparison_markdown(const compare::ComparisonReport& report);
+
+// The JSON object of DESIGN.md: base, current, options, warnings, cases, summary, gate.
+// Changes and intervals are in percent; an infinite detectable change is null.
+nlohmann::ordered_json comparison_to_json(const compare::ComparisonReport& report);
+std::string render_comparison_json(const compare::ComparisonReport& report);  // ends with '\n'
+
+// JUnit XML: one testcase per compared metric, a <failure> for each that fails the gate.
+std::string render_comparison_junit(const compare::ComparisonReport& report);
+
+// RFC 4180 CSV with a header row, one row per compared metric; percent columns.
+std::string render_comparison_csv(const compare::ComparisonReport& report);
+
+// Helpers shared by the renderers.
+std::string comparison_case_label(const compare::CaseComparison& c);  // `bench [k=v, ...]`
+std::string format_percent(double fraction);                          // `+10.2%`
+std::string format_center(double value, const std::string& unit);     // `1.234e+04 ns`
+std::string format_detectable(const compare::CaseComparison& c);      // `>= 7.3%` or reason
+
+}  // namespace benchledger::report

@@ -1,0 +1,245 @@
+// The human forms of a comparison: the terminal table and the Markdown comment.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/compare_render.hpp"
+
+namespace benchledger::report {
+
+using compare::CaseComparison;
+using compare::ComparisonReport;
+using compare::Verdict;
+
+std::string comparison_case_label(const CaseComparison& c) {
+  if (c.params.empty()) return c.bench;
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : c.params) parts.push_back(key + "=" + to_string(value));
+  return fmt::format("{} [{}]", c.bench, fmt::join(parts, ", "));
+}
+
+std::string format_percent(double fraction) {
+  const double percent = 100.0 * fraction;
+  // Below 0.05% the sign of a rounded zero would only confuse.
+  if (std::abs(percent) < 0.05) return "0.0%";
+  return fmt::format("{:+.1f}%", percent);
+}
+
+std::string format_center(double value, const std::string& unit) {
+  const double magnitude = std::abs(value);
+  if (magnitude != 0.0 && (magnitude >= 1e6 || magnitude < 1e-2)) {
+    return fmt::format("{:.4g} {}", value, unit);
+  }
+  return fmt::format("{:.{}f} {}", value, magnitude >= 1000 ? 0 : magnitude >= 100 ? 1 : 2, unit);
+}
+
+std::string format_detectable(const CaseComparison& c) {
+  if (!c.detectable) return {};
+  if (std::isinf(*c.detectable)) return "too few samples to detect any change";
+  return fmt::format("could detect >= {:.1f}%", 100.0 * *c.detectable);
+}
+
+namespace {
+
+struct Row {
+  std::vector<std::string> cells;
+  Verdict verdict;
+  bool accepted;
+};
+
+std::string verdict_text(const CaseComparison& c) {
+  std::string text(compare::to_string(c.verdict));
+  if (c.accepted) text += " (accepted)";
+  if (c.threshold_only && (c.verdict == Verdict::regression || c.verdict == Verdict::improvement ||
+                           c.verdict == Verdict::unchanged)) {
+    text += " (threshold only)";
+  }
+  return text;
+}
+
+std::string side_text(const std::optional<double>& center, std::size_t n, const std::string& unit) {
+  if (!center) return "-";
+  return fmt::format("{} (n={})", format_center(*center, unit), n);
+}
+
+std::vector<std::string> cells_of(const CaseComparison& c) {
+  std::string interval = "-";
+  if (c.ci_low && c.ci_high) {
+    interval = fmt::format("[{}, {}]", format_percent(*c.ci_low), format_percent(*c.ci_high));
+  }
+  std::string p = "-";
+  if (c.p_adjusted) p = fmt::format("{:.2g}", *c.p_adjusted);
+  return {comparison_case_label(c),
+          c.metric,
+          side_text(c.base_center, c.base_n, c.unit),
+          side_text(c.current_center, c.current_n, c.unit),
+          c.change ? format_percent(*c.change) : "-",
+          interval,
+          p,
+          verdict_text(c)};
+}
+
+const char* colour_of(Verdict verdict, bool accepted) {
+  if (accepted) return "\x1b[33m";
+  switch (verdict) {
+    case Verdict::regression:
+      return "\x1b[1;31m";
+    case Verdict::improvement:
+      return "\x1b[32m";
+    case Verdict::inconclusive:
+      return "\x1b[33m";
+    case Verdict::new_case:
+    case Verdict::missing:
+      return "\x1b[36m";
+    case Verdict::unchanged:
+      break;
+  }
+  return "";
+}
+
+std::string run_text(const compare::RunSummary& run) {
+  std::string text = run.id;
+  if (run.label) text += " (" + *run.label + ")";
+  if (run.git.commit) text += " git " + run.git.commit->substr(0, 12);
+  return text;
+}
+
+std::string summary_text(const ComparisonReport& report) {
+  std::vector<std::string> parts;
+  for (std::size_t v = 0; v < compare::k_verdict_count; ++v) {
+    if (report.counts[v] == 0) continue;
+    parts.push_back(
+        fmt::format("{} {}", report.counts[v], compare::to_string(static_cast<Verdict>(v))));
+  }
+  if (report.accepted > 0) parts.push_back(fmt::format("{} accepted", report.accepted));
+  if (parts.empty()) return "no cases";
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string settings_text(const ComparisonReport& report) {
+  std::vector<std::string> fail_on;
+  for (const Verdict v : report.fail_on) fail_on.emplace_back(compare::to_string(v));
+  return fmt::format(
+      "{} test, Benjamini-Hochberg false discovery rate {:g}, {:g}% intervals (Hodges-Lehmann), "
+      "threshold {:g}%, fails on {}",
+      compare::to_string(report.test), report.alpha, 100.0 * (1.0 - report.alpha),
+      100.0 * report.threshold, fmt::join(fail_on, ", "));
+}
+
+std::string base_text(const ComparisonReport& report) {
+  std::string text = report.base.empty() ? "-" : run_text(report.base.front());
+  if (report.base.size() > 1)
+    text += fmt::format(" and {} older runs pooled", report.base.size() - 1);
+  return text;
+}
+
+}  // namespace
+
+std::string render_comparison_table(const ComparisonReport& report, bool colour) {
+  const std::vector<std::string> header{"benchmark", "metric",   "base",     "current",
+                                        "change",    "interval", "p (adj.)", "verdict"};
+  std::vector<Row> rows;
+  for (const CaseComparison& c : report.cases)
+    rows.push_back({cells_of(c), c.verdict, c.accepted.has_value()});
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.cells.size(); ++i)
+      width[i] = std::max(width[i], row.cells[i].size());
+  }
+  const auto line = [&](const std::vector<std::string>& cells, const char* verdict_colour) {
+    std::string out;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const bool numeric = i >= 2 && i <= 6;
+      const bool last = i + 1 == cells.size();
+      std::string cell = numeric ? fmt::format("{:>{}}", cells[i], width[i])
+                         : last  ? cells[i]
+                                 : fmt::format("{:<{}}", cells[i], width[i]);
+      if (last && colour && *verdict_colour != '\0') cell = verdict_colour + cell + "\x1b[0m";
+      out += cell;
+      if (!last) out += "  ";
+    }
+    return out + "\n";
+  };
+  std::string out;
+  out += fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
+  out += line(header, "");
+  for (const Row& row : rows) out += line(row.cells, colour_of(row.verdict, row.accepted));
+  std::vector<std::string> remarks;
+  for (const CaseComparison& c : report.cases) {
+    std::string remark = c.remark;
+    if (const std::string d = format_detectable(c); !d.empty()) {
+      remark = remark.empty() ? d : remark + "; " + d;
+    }
+    if (c.accepted) {
+      remark += (remark.empty() ? "" : "; ") + fmt::format("accepted by note {} ({}): {}",
+                                                           c.accepted->note, c.accepted->author,
+                                                           c.accepted->text);
+    }
+    if (!remark.empty())
+      remarks.push_back(fmt::format("  {} {}: {}", comparison_case_label(c), c.metric, remark));
+  }
+  if (!remarks.empty()) out += "\nnotes:\n" + fmt::format("{}\n", fmt::join(remarks, "\n"));
+  if (!report.warnings.empty()) {
+    out += "\n";
+    for (const std::string& warning : report.warnings) out += "warning: " + warning + "\n";
+  }
+  out += "\n" + summary_text(report) + "\n";
+  out += settings_text(report) + "\n";
+  const char* gate_colour = report.gate_pass ? "\x1b[1;32m" : "\x1b[1;31m";
+  const std::string gate = report.gate_pass ? "gate: pass" : "gate: FAIL";
+  out += (colour ? gate_colour + gate + "\x1b[0m" : gate) + "\n";
+  return out;
+}
+
+namespace {
+
+// Markdown table cells: pipes escaped, no newlines.
+std::string md_cell(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    if (ch == '|') {
+      out += "\\|";
+    } else if (ch == '\n') {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_comparison_markdown(const ComparisonReport& report) {
+  std::string out;
+  out += fmt::format("### benchledger compare: {}\n\n",
+                     report.gate_pass ? "gate passed" : "**gate failed**");
+  out += fmt::format("Base: `{}` · current: `{}`\n\n", md_cell(base_text(report)),
+                     md_cell(run_text(report.current)));
+  for (const std::string& warning : report.warnings) {
+    out += fmt::format("> **Warning:** {}\n\n", md_cell(warning));
+  }
+  out += "| Benchmark | Metric | Base | Current | Change | Interval | p (adj.) | Verdict |\n";
+  out += "|---|---|--:|--:|--:|--:|--:|---|\n";
+  for (const CaseComparison& c : report.cases) {
+    std::vector<std::string> cells = cells_of(c);
+    std::string& verdict = cells.back();
+    if (c.fails_gate) verdict = "**" + verdict + "**";
+    if (const std::string d = format_detectable(c); !d.empty()) verdict += " (" + d + ")";
+    if (!c.remark.empty()) verdict += " — " + c.remark;
+    if (c.accepted) {
+      verdict += fmt::format(" — note {}: {}", c.accepted->note, c.accepted->text);
+    }
+    out += "|";
+    for (const std::string& cell : cells) out += " " + md_cell(cell) + " |";
+    out += "\n";
+  }
+  out += fmt::format("\n{}. {}.\n", summary_text(report), settings_text(report));
+  return out;
+}
+
+}  // namespace benchledger::report

@@ -1,0 +1,204 @@
+// compare_sides matches cases by bench + params without dropping any, pools --base-runs,
+// applies per-benchmark thresholds, notes and the environment check, and decides the gate.
+#include <algorithm>
+#include <random>
+
+#include <benchledger/error.hpp>
+#include <catch2/catch.hpp>
+
+#include "compare/comparison.hpp"
+#include "report/compare_render.hpp"
+#include "unit/compare/comparison_fixture.hpp"
+
+namespace cmp = benchledger::compare;
+namespace bt = benchledger::testing;
+using benchledger::Better;
+using namespace benchledger::report;
+
+namespace {
+
+const cmp::CaseComparison& find(const cmp::ComparisonReport& report, const std::string& bench) {
+  const auto it = std::find_if(report.cases.begin(), report.cases.end(),
+                               [&](const cmp::CaseComparison& c) { return c.bench == bench; });
+  if (it == report.cases.end()) FAIL("no case " << bench);
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("every case gets the verdict its samples support") {
+  const auto f = bt::comparison_fixture();
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  CHECK(report.cases.size() == 8);
+  CHECK(find(report, "sort/uniform").verdict == cmp::Verdict::regression);
+  CHECK(find(report, "sort/uniform").change == Approx(0.12));
+  CHECK(find(report, "sort/mixed").verdict == cmp::Verdict::unchanged);
+  CHECK(find(report, "io/write").verdict == cmp::Verdict::improvement);  // ops/s went up
+  CHECK(find(report, "sqlite/insert").verdict == cmp::Verdict::inconclusive);
+  CHECK(find(report, "sqlite/insert").detectable.has_value());
+  CHECK(find(report, "pipeline/fetch").verdict == cmp::Verdict::regression);
+  CHECK(report.count(cmp::Verdict::regression) == 3);  // net/ping by threshold, two tested
+}
+
+TEST_CASE("unmatched cases are reported as new or missing, never dropped") {
+  const auto f = bt::comparison_fixture();
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  const auto& missing = find(report, "old/case");
+  CHECK(missing.verdict == cmp::Verdict::missing);
+  CHECK(missing.current_n == 0);
+  CHECK(missing.base_n == 10);
+  CHECK(find(report, "new/case").verdict == cmp::Verdict::new_case);
+  CHECK(report.count(cmp::Verdict::missing) == 1);
+  CHECK(report.count(cmp::Verdict::new_case) == 1);
+}
+
+TEST_CASE("fewer than 3 samples a side leaves only the threshold, and says so") {
+  const auto f = bt::comparison_fixture();
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  const auto& ping = find(report, "net/ping");
+  CHECK(ping.threshold_only);
+  CHECK(ping.verdict == cmp::Verdict::regression);
+  CHECK_FALSE(ping.p.has_value());
+  CHECK_FALSE(ping.ci_low.has_value());
+  CHECK_THAT(ping.remark,
+             Catch::Contains("too few samples") && Catch::Contains("only the threshold applies"));
+}
+
+TEST_CASE("an accept-regression note shows the regression as accepted and passes the gate") {
+  auto f = bt::comparison_fixture();
+  cmp::CompareOptions options;
+  auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  const auto& fetch = find(report, "pipeline/fetch");
+  REQUIRE(fetch.accepted.has_value());
+  CHECK(fetch.accepted->author == "ada");
+  CHECK_FALSE(fetch.fails_gate);
+  CHECK(find(report, "sort/uniform").fails_gate);
+  CHECK_FALSE(report.gate_pass);
+  CHECK(report.accepted == 1);
+
+  // Without the note it fails; a note for another benchmark does not cover it.
+  f.notes.front().bench = "sort/other";
+  report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK_FALSE(find(report, "pipeline/fetch").accepted.has_value());
+  CHECK(find(report, "pipeline/fetch").fails_gate);
+
+  // A note on the result itself covers it too.
+  f.notes.front().bench.reset();
+  f.notes.front().target = "01JDQ8Z6X0000000000000C106";
+  report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK(find(report, "pipeline/fetch").accepted.has_value());
+}
+
+TEST_CASE("the gate fails on the verdicts asked for and passes otherwise") {
+  auto f = bt::comparison_fixture();
+  // Keep only the unchanged, new and missing cases.
+  const auto keep = [](std::vector<benchledger::ResultRecord>& results) {
+    std::erase_if(results, [](const auto& r) {
+      return r.bench != "sort/mixed" && r.bench != "old/case" && r.bench != "new/case";
+    });
+  };
+  keep(f.base.results);
+  keep(f.current.results);
+  cmp::CompareOptions options;
+  CHECK(cmp::compare_sides(f.base, f.current, f.notes, options).gate_pass);
+  options.fail_on = {cmp::Verdict::regression, cmp::Verdict::missing};
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK_FALSE(report.gate_pass);
+  CHECK(find(report, "old/case").fails_gate);
+  CHECK_FALSE(find(report, "new/case").fails_gate);
+}
+
+TEST_CASE("per-benchmark thresholds from the config apply by exact name or glob") {
+  const auto f = bt::comparison_fixture();
+  cmp::CompareOptions options;
+  options.config.thresholds = {{"sort/*", 20.0}, {"net/ping", 25.0}};
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  const auto& uniform = find(report, "sort/uniform");
+  CHECK(uniform.threshold == Approx(0.20));
+  CHECK(uniform.verdict == cmp::Verdict::unchanged);  // +12% lies inside +-20%
+  CHECK(find(report, "net/ping").verdict == cmp::Verdict::unchanged);
+  CHECK(find(report, "sqlite/insert").threshold == Approx(0.05));
+}
+
+TEST_CASE("--base-runs pools the samples of every base run") {
+  auto f = bt::comparison_fixture();
+  benchledger::RunRecord older = bt::sample_run("01JDQ8Z6X00000000000000OLD", "baseline");
+  older.warnings.clear();
+  f.base.runs.push_back(older);
+  f.base.results.push_back(bt::result_with(older.header.id, "01JDQ8Z6X0000000000000O001",
+                                           "sort/uniform", {{"n", std::int64_t{2000}}},
+                                           bt::scaled(bt::steady(), 1.01)));
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  CHECK(find(report, "sort/uniform").base_n == 20);
+  CHECK(find(report, "sort/mixed").base_n == 10);
+  CHECK(report.base.size() == 2);
+}
+
+TEST_CASE("differing fingerprints are a warning naming the fields, or an error when required") {
+  auto f = bt::comparison_fixture();
+  auto& env = f.current.runs.front().env;
+  env.os.kernel = "6.9.0-test";
+  env.cpu.model = "Intel Xeon";
+  env.fingerprint = std::string(64, 'b');
+  cmp::CompareOptions options;
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  REQUIRE(report.warnings.size() == 1);
+  CHECK_THAT(report.warnings.front(), Catch::Contains("environments differ") &&
+                                          Catch::Contains("cpu.model") &&
+                                          Catch::Contains("os.kernel"));
+  CHECK(report.env_differences.size() == 2);
+  CHECK_THAT(render_comparison_markdown(report), Catch::Contains("os.kernel"));
+  CHECK_THAT(render_comparison_table(report, false), Catch::Contains("os.kernel"));
+  CHECK_THAT(render_comparison_junit(report), Catch::Contains("os.kernel"));
+  CHECK_THAT(render_comparison_json(report), Catch::Contains("os.kernel"));
+  options.require_same_env = true;
+  CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
+                    Catch::Contains("--require-same-env") && Catch::Contains("cpu.model"));
+}
+
+TEST_CASE("an invalidated result is left out of the comparison") {
+  auto f = bt::comparison_fixture();
+  benchledger::NoteRecord invalidate;
+  invalidate.header.id = "01JDQ8Z6X00000000000000INV";
+  invalidate.kind = benchledger::NoteKind::invalidate;
+  invalidate.target = "01JDQ8Z6X0000000000000C101";  // current sort/uniform
+  f.notes.push_back(invalidate);
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  CHECK(find(report, "sort/uniform").verdict == cmp::Verdict::missing);
+}
+
+TEST_CASE("the same inputs in any order give byte-identical output") {
+  const auto f = bt::comparison_fixture();
+  const std::string first =
+      render_comparison_json(cmp::compare_sides(f.base, f.current, f.notes, {}));
+  auto shuffled = f;
+  std::mt19937_64 engine(7);
+  std::shuffle(shuffled.base.results.begin(), shuffled.base.results.end(), engine);
+  std::shuffle(shuffled.current.results.begin(), shuffled.current.results.end(), engine);
+  const auto report = cmp::compare_sides(shuffled.base, shuffled.current, shuffled.notes, {});
+  CHECK(render_comparison_json(report) == first);
+  CHECK(render_comparison_csv(report) ==
+        render_comparison_csv(cmp::compare_sides(f.base, f.current, f.notes, {})));
+}
+
+TEST_CASE("metrics are chosen by name, and an unknown one is an error") {
+  const auto f = bt::comparison_fixture();
+  cmp::CompareOptions options;
+  options.metrics = {"throughput"};
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  REQUIRE(report.cases.size() == 1);
+  CHECK(report.cases.front().bench == "io/write");
+  options.metrics = {"nope"};
+  CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
+                    Catch::Contains("no case of either run has the metric \"nope\""));
+  options.metrics.clear();
+  options.alpha = 1.5;
+  CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
+                    Catch::Contains("--alpha 1.5 is outside (0, 1)"));
+}
+
+TEST_CASE("a side without a run is an error") {
+  const auto f = bt::comparison_fixture();
+  CHECK_THROWS_WITH(cmp::compare_sides({}, f.current, f.notes, {}),
+                    Catch::Contains("base side has no run"));
+}

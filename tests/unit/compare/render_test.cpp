@@ -1,0 +1,111 @@
+// Every output format of a comparison (table, Markdown, JSON, JUnit, CSV) matches its golden
+// file line by line, carries the environment warning, and colours only when asked.
+//
+// To accept a deliberate change of format: BENCHLEDGER_UPDATE_GOLDEN=1 compare_tests, then
+// review the diff of tests/unit/compare/golden/.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "compare/comparison.hpp"
+#include "report/compare_render.hpp"
+#include "unit/compare/comparison_fixture.hpp"
+
+namespace cmp = benchledger::compare;
+namespace br = benchledger::report;
+namespace bt = benchledger::testing;
+
+namespace {
+
+cmp::ComparisonReport golden_report() {
+  auto f = bt::comparison_fixture();
+  auto& env = f.current.runs.front().env;
+  env.os.kernel = "6.9.0-test";
+  env.fingerprint = std::string(64, 'b');
+  return cmp::compare_sides(f.base, f.current, f.notes, {});
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  const std::filesystem::path path =
+      std::filesystem::path(source) / "tests/unit/compare/golden" / name;
+  if (std::getenv("BENCHLEDGER_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path, std::ios::binary) << actual;
+  }
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  const std::string expected((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  const auto want = lines_of(expected), got = lines_of(actual);
+  for (std::size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
+    INFO(name << " line " << i + 1);
+    CHECK((i < got.size() ? got[i] : "<missing>") == (i < want.size() ? want[i] : "<missing>"));
+  }
+  CHECK(actual == expected);  // trailing newlines too
+}
+
+}  // namespace
+
+TEST_CASE("the terminal table matches its golden file and has no colour unless asked") {
+  const auto report = golden_report();
+  const std::string plain = br::render_comparison_table(report, false);
+  check_golden("comparison.txt", plain);
+  CHECK(plain.find('\x1b') == std::string::npos);
+  const std::string coloured = br::render_comparison_table(report, true);
+  CHECK_THAT(coloured, Catch::Contains("\x1b[1;31mregression"));
+  CHECK_THAT(coloured, Catch::Contains("\x1b[1;31mgate: FAIL"));
+}
+
+TEST_CASE("the Markdown comment matches its golden file") {
+  check_golden("comparison.md", br::render_comparison_markdown(golden_report()));
+}
+
+TEST_CASE("the JSON form matches its golden file and DESIGN.md's fields") {
+  const auto report = golden_report();
+  const std::string text = br::render_comparison_json(report);
+  check_golden("comparison.json", text);
+  const auto json = nlohmann::json::parse(text);
+  for (const char* key : {"base", "current", "warnings", "cases", "summary", "gate"}) {
+    CHECK(json.contains(key));
+  }
+  for (const auto& c : json["cases"]) {
+    for (const char* key : {"bench", "params", "metric", "unit", "better", "base", "current",
+                            "change", "ci", "p", "p_adjusted", "verdict"}) {
+      INFO(c["bench"] << " " << key);
+      CHECK(c.contains(key));
+    }
+  }
+  CHECK(json["gate"] == "fail");
+  CHECK(json["summary"]["missing"] == 1);
+}
+
+TEST_CASE("the JUnit XML matches its golden file with one failure per gate failure") {
+  const std::string xml = br::render_comparison_junit(golden_report());
+  check_golden("comparison.xml", xml);
+  std::size_t failures = 0;
+  for (std::size_t at = xml.find("<failure "); at != std::string::npos;
+       at = xml.find("<failure ", at + 1)) {
+    ++failures;
+  }
+  CHECK(failures == 2);  // sort/uniform and net/ping; pipeline/fetch is accepted
+}
+
+TEST_CASE("the CSV matches its golden file and quotes params") {
+  const std::string csv = br::render_comparison_csv(golden_report());
+  check_golden("comparison.csv", csv);
+  CHECK_THAT(csv, Catch::Contains("\"{\"\"n\"\":2000}\""));
+}
