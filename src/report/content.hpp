@@ -1,0 +1,35 @@
+// What a report says, independent of its form: build_document() turns the input into headings,
+// tables and chart specifications that markdown.cpp and html.cpp render.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <benchledger/record.hpp>
+
+#include "report/document.hpp"
+#include "report/report.hpp"
+
+namespace benchledger::report {
+
+// The whole report. Throws Error when input.runs is empty.
+Document build_document(const ReportInput& input);
+
+// The suite of a benchmark: its name up to the first '/', or the whole name without one.
+std::string suite_of(const std::string& bench);
+
+// `clients=10, scale=1` (sorted keys), leaving out `skip`.
+std::string params_text(const Params& params, const std::string& skip = {});
+
+// A case's parameters that vary alone: for each numeric param that takes two or more values,
+// the groups of cases whose other params are equal and that hold two or more of its values.
+struct ScalingSlice {
+  std::string bench;
+  std::string param;
+  Params fixed;                            // the other params, equal across the slice
+  std::vector<const ResultRecord*> cases;  // ordered by the param's value
+  std::vector<double> values;              // the param's value per case
+};
+std::vector<ScalingSlice> scaling_slices(const std::vector<ResultRecord>& results);
+
+}  // namespace benchledger::report

@@ -1,0 +1,113 @@
+// The content of a report before it becomes Markdown or HTML: headings, paragraphs, lists and
+// tables of already formatted text, plus chart specifications that only the HTML form draws.
+// Building the content once and rendering it twice keeps the two forms saying the same thing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace benchledger::report {
+
+struct Span {
+  enum class Style { plain, code, strong };
+  std::string text;
+  Style style = Style::plain;
+};
+using Text = std::vector<Span>;
+
+inline Span plain(std::string text) {
+  return {std::move(text), Span::Style::plain};
+}
+inline Span code(std::string text) {
+  return {std::move(text), Span::Style::code};
+}
+inline Span strong(std::string text) {
+  return {std::move(text), Span::Style::strong};
+}
+
+struct Cell {
+  Text text;
+  std::string mark;  // a class for HTML (`regression`, `differs`, …); the text carries the meaning
+};
+
+enum class Align { left, right };
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<Align> align;
+  std::vector<std::vector<Cell>> rows;
+};
+
+struct Heading {
+  int level = 2;
+  std::string text;
+};
+
+struct Paragraph {
+  Text text;
+  std::string mark;  // a class for HTML (`summary`, `note`)
+};
+
+struct BulletList {
+  std::vector<Text> items;
+};
+
+// Charts (HTML only). Values are already in the unit named by the axis label.
+struct ChartPoint {
+  double x = 0;
+  double y = 0;
+  std::optional<double> low, high;  // a band around y, when known
+  std::string tip;                  // tooltip text (an SVG <title>)
+};
+
+struct ChartSeries {
+  std::string name;
+  std::vector<ChartPoint> points;
+  bool line = true;  // joined by a line, or markers only
+};
+
+struct LineChart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool log_x = false;
+  // Tick labels at given x positions (a trend's run dates); empty: numeric ticks.
+  std::vector<std::pair<double, std::string>> x_ticks;
+  std::vector<ChartSeries> series;  // series i uses style i of the palette
+  // Style index per series, when a series must keep its meaning across charts (base, current).
+  std::vector<int> styles;
+};
+
+struct SampleGroup {
+  std::string name;
+  std::vector<double> samples;
+  int style = 0;
+};
+
+// Box plot with every sample drawn over it, one row per group, on a shared axis.
+struct DistributionChart {
+  std::string title;
+  std::string axis_label;
+  std::vector<SampleGroup> groups;
+};
+
+using Chart = std::variant<LineChart, DistributionChart>;
+
+// Charts with an optional heading and introduction, all of it drawn in HTML only.
+struct ChartGroup {
+  std::string heading;  // empty: no heading
+  int level = 2;
+  Text intro;
+  std::vector<Chart> charts;
+};
+
+using Block = std::variant<Heading, Paragraph, BulletList, Table, ChartGroup>;
+
+struct Document {
+  std::string title;
+  std::vector<Block> blocks;
+};
+
+}  // namespace benchledger::report

@@ -1,0 +1,77 @@
+// `benchledger report`: the Markdown that people write by hand about their benchmarks, and a
+// self-contained HTML page with charts, both made from ledger records (DESIGN.md, "Reports").
+//
+// The renderers are pure: the same ReportInput gives the same bytes, and nothing in them reads
+// the clock, the environment or the network. The date a report shows is the time of its newest
+// run record. collect_history() is the only part that reads a store.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <benchledger/ledger.hpp>
+#include <benchledger/record.hpp>
+
+#include "compare/comparison.hpp"
+
+namespace benchledger::report {
+
+// One run with its results, as appended.
+struct RunData {
+  RunRecord run;
+  std::vector<ResultRecord> results;
+};
+
+// One case's primary metric in one run of the ledger's history.
+struct TrendPoint {
+  std::string run_id;
+  std::string time;
+  std::optional<std::string> label;
+  double value = 0;  // the metric's point estimate (the median of its samples)
+  double low = 0;    // smallest sample (value when there are no samples)
+  double high = 0;   // largest sample (value when there are no samples)
+};
+
+// A case's primary metric across the last runs of the ledger that measured it, oldest first.
+struct Trend {
+  std::string bench;
+  Params params;
+  std::string metric;
+  std::string unit;
+  Better better = Better::lower;
+  std::vector<TrendPoint> points;
+};
+
+// The comparison of one reported run against the --against run, as compare made it.
+struct ComparisonSection {
+  std::string current_run_id;
+  compare::ComparisonReport report;
+};
+
+struct ReportInput {
+  std::vector<RunData> runs;    // the reported runs, in the order asked for; not empty
+  std::optional<RunData> base;  // the --against run
+  std::vector<ComparisonSection> comparisons;  // with base: one per reported run
+  std::vector<Trend> trends;                   // HTML only: one per case of the reported runs
+  std::size_t history = 20;                    // how many runs a trend covers at most
+  std::vector<std::string> warnings;  // from reading the ledger (torn tail, skipped records)
+};
+
+// The report as GitHub-flavoured Markdown. Throws Error when input.runs is empty.
+std::string render_markdown(const ReportInput& input);
+
+// The same content as one HTML file: inline CSS and SVG, no script, nothing fetched.
+// Throws Error when input.runs is empty.
+std::string render_html(const ReportInput& input);
+
+// The trends of every case of `runs`: each case's primary metric over the last `history` runs
+// of `store` that measured it, up to the newest of `runs` in the store's order (later runs are
+// not part of that run's history). Runs and results that an `invalidate` note targets are left
+// out. A reported run the store does not hold (one read from another file) ends its cases'
+// trends. Throws Error when the store cannot be read.
+std::vector<Trend> collect_history(const ledger::Store& store, const std::vector<RunData>& runs,
+                                   std::size_t history);
+
+}  // namespace benchledger::report

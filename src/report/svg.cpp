@@ -1,0 +1,448 @@
+// Inline SVG charts. Coordinates are in a fixed viewBox; CSS scales the element to the width
+// of the page, so one drawing serves phones and desktops.
+#include "report/svg.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/format.hpp"
+
+namespace benchledger::report {
+namespace {
+
+enum class Marker { circle, square, triangle, diamond, triangle_down, cross, plus };
+
+struct Style {
+  const char* colour;
+  const char* dash;  // stroke-dasharray, empty for solid
+  Marker marker;
+};
+
+// Okabe–Ito, without yellow (too light on white). Blue and orange lead because they are the
+// pair furthest apart in lightness, so they stay apart in greyscale (base and current).
+constexpr std::array<Style, 7> k_styles{{
+    {"#0072B2", "", Marker::circle},
+    {"#E69F00", "7 4", Marker::square},
+    {"#009E73", "2 3", Marker::triangle},
+    {"#D55E00", "9 3 2 3", Marker::diamond},
+    {"#CC79A7", "12 4", Marker::triangle_down},
+    {"#56B4E9", "4 2 1 2", Marker::cross},
+    {"#000000", "1 3", Marker::plus},
+}};
+
+constexpr double k_width = 480;
+constexpr const char* k_text = "#222222";
+constexpr const char* k_axis = "#555555";
+constexpr const char* k_grid = "#e4e4e4";
+
+const Style& style_at(int index) {
+  const int n = static_cast<int>(k_styles.size());
+  return k_styles[static_cast<std::size_t>(((index % n) + n) % n)];
+}
+
+std::string num(double v) {
+  // Two decimals are plenty for coordinates; avoid "-0.00".
+  std::string s = fmt::format("{:.2f}", v);
+  if (s == "-0.00") s = "0.00";
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+double text_width(std::string_view text, double size) {
+  // An estimate for a sans-serif face: wide enough to keep labels from colliding.
+  std::size_t chars = 0;
+  for (unsigned char c : text) {
+    if ((c & 0xC0) != 0x80) ++chars;  // count UTF-8 code points
+  }
+  return static_cast<double>(chars) * size * 0.58;
+}
+
+std::string marker(const Style& style, double x, double y, double r, bool hollow,
+                   const std::string& tip) {
+  const std::string paint =
+      hollow ? fmt::format(R"( fill="#ffffff" stroke="{}" stroke-width="2")", style.colour)
+             : fmt::format(R"( fill="{}" stroke="#ffffff" stroke-width="0.8")", style.colour);
+  const std::string line_paint = fmt::format(R"( fill="none" stroke="{}" stroke-width="{}")",
+                                             style.colour, hollow ? "2.2" : "1.8");
+  const std::string title = tip.empty() ? "" : "<title>" + escape_html(tip) + "</title>";
+  const auto close = [&](const std::string& open, const std::string& attrs) {
+    return title.empty() ? open + attrs + "/>"
+                         : open + attrs + ">" + title + "</" + open.substr(1) + ">";
+  };
+  switch (style.marker) {
+    case Marker::circle:
+      return close("<circle",
+                   fmt::format(R"( cx="{}" cy="{}" r="{}"{})", num(x), num(y), num(r), paint));
+    case Marker::square: {
+      const double s = r * 0.9;
+      return close("<rect", fmt::format(R"( x="{}" y="{}" width="{}" height="{}"{})", num(x - s),
+                                        num(y - s), num(2 * s), num(2 * s), paint));
+    }
+    case Marker::triangle: {
+      const double s = r * 1.2;
+      return close("<path",
+                   fmt::format(R"( d="M{},{}L{},{}L{},{}Z"{})", num(x), num(y - s), num(x + s),
+                               num(y + s * 0.8), num(x - s), num(y + s * 0.8), paint));
+    }
+    case Marker::triangle_down: {
+      const double s = r * 1.2;
+      return close("<path",
+                   fmt::format(R"( d="M{},{}L{},{}L{},{}Z"{})", num(x), num(y + s), num(x + s),
+                               num(y - s * 0.8), num(x - s), num(y - s * 0.8), paint));
+    }
+    case Marker::diamond: {
+      const double s = r * 1.25;
+      return close("<path",
+                   fmt::format(R"( d="M{},{}L{},{}L{},{}L{},{}Z"{})", num(x), num(y - s),
+                               num(x + s), num(y), num(x), num(y + s), num(x - s), num(y), paint));
+    }
+    case Marker::cross: {
+      const double s = r * 0.9;
+      return close("<path", fmt::format(R"( d="M{},{}L{},{}M{},{}L{},{}"{})", num(x - s),
+                                        num(y - s), num(x + s), num(y + s), num(x - s), num(y + s),
+                                        num(x + s), num(y - s), line_paint));
+    }
+    case Marker::plus: {
+      const double s = r * 1.1;
+      return close("<path",
+                   fmt::format(R"( d="M{},{}L{},{}M{},{}L{},{}"{})", num(x - s), num(y), num(x + s),
+                               num(y), num(x), num(y - s), num(x), num(y + s), line_paint));
+    }
+  }
+  return {};
+}
+
+std::string text(double x, double y, std::string_view content, const char* anchor, double size,
+                 const std::string& extra = {}) {
+  return fmt::format(R"(<text x="{}" y="{}" text-anchor="{}" font-size="{}" fill="{}"{}>{}</text>)",
+                     num(x), num(y), anchor, num(size), k_text, extra, escape_html(content));
+}
+
+int decimals_for(double step) {
+  if (step <= 0 || !std::isfinite(step)) return 0;
+  return std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+}
+
+std::string tick_label(double v, int decimals) {
+  return format_fixed(v, decimals);
+}
+
+// A linear or log10 mapping from data to pixels.
+struct Scale {
+  double d0 = 0, d1 = 1, p0 = 0, p1 = 1;
+  bool log = false;
+  double operator()(double v) const {
+    const double t = log ? std::log10(v) : v;
+    return p0 + (t - d0) / (d1 - d0) * (p1 - p0);
+  }
+};
+
+// The legend: one entry per named series, wrapped into rows; returns the rows' height.
+double legend(std::string& out, const std::vector<std::pair<std::string, int>>& entries, double y0,
+              const std::vector<bool>& lines) {
+  double x = 10, y = y0;
+  const double row = 18;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, style_index] = entries[i];
+    const double w = 30 + text_width(name, 12) + 14;
+    if (x + w > k_width - 8 && x > 10) {
+      x = 10;
+      y += row;
+    }
+    const Style& s = style_at(style_index);
+    if (lines[i]) {
+      out +=
+          fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)",
+                      num(x), num(y), num(x + 24), num(y), s.colour,
+                      *s.dash ? fmt::format(R"( stroke-dasharray="{}")", s.dash) : std::string());
+    }
+    out += marker(s, x + 12, y, lines[i] ? 3.5 : 5, !lines[i], "");
+    out += text(x + 30, y + 4, name, "start", 12);
+    x += w;
+  }
+  return y - y0 + row;
+}
+
+std::string line_chart(const LineChart& chart, const std::string& id) {
+  // Data ranges.
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  for (const ChartSeries& s : chart.series) {
+    for (const ChartPoint& p : s.points) {
+      xlo = std::min(xlo, p.x);
+      xhi = std::max(xhi, p.x);
+      ylo = std::min({ylo, p.y, p.low.value_or(p.y)});
+      yhi = std::max({yhi, p.y, p.high.value_or(p.y)});
+    }
+  }
+  if (!std::isfinite(xlo)) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  if (ylo >= 0 && ylo <= yhi * 0.5) ylo = 0;  // near zero anyway: show it
+  if (yhi == ylo) {
+    const double pad = ylo == 0 ? 1 : std::fabs(ylo) * 0.1;
+    ylo -= pad;
+    yhi += pad;
+    if (ylo < 0 && yhi > 0 && ylo + pad >= 0) ylo = 0;
+  }
+  const std::vector<double> yticks = nice_ticks(ylo, yhi, 5);
+  const int ydec = decimals_for(yticks.size() > 1 ? yticks[1] - yticks[0] : 1);
+
+  std::string body;
+  // Legend on top.
+  std::vector<std::pair<std::string, int>> entries;
+  std::vector<bool> lines;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    if (chart.series[i].points.empty()) continue;
+    const int style = i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i);
+    entries.emplace_back(chart.series[i].name, style);
+    lines.push_back(chart.series[i].line);
+  }
+  const double legend_height = legend(body, entries, 14, lines);
+
+  double label_width = 0;
+  for (double t : yticks) label_width = std::max(label_width, text_width(tick_label(t, ydec), 11));
+  const double left = std::max(48.0, label_width + 30);
+  const double right = 16;
+  const double top = 14 + legend_height + 4;
+  const double plot_height = 190;
+  const double bottom_of_plot = top + plot_height;
+  const double height = bottom_of_plot + 48;
+
+  Scale y{yticks.front(), yticks.back(), bottom_of_plot, top, false};
+  Scale x;
+  x.p0 = left;
+  x.p1 = k_width - right;
+  std::vector<std::pair<double, std::string>> xticks = chart.x_ticks;
+  if (!chart.x_ticks.empty()) {
+    // Positions are indexes: half a step of room on each side.
+    x.d0 = xlo - 0.5;
+    x.d1 = xhi + 0.5;
+  } else if (chart.log_x && xlo > 0) {
+    x.log = true;
+    const double span = std::max(std::log10(xhi) - std::log10(xlo), 1e-9);
+    x.d0 = std::log10(xlo) - span * 0.05;
+    x.d1 = std::log10(xhi) + span * 0.05;
+    std::set<double> values;
+    for (const ChartSeries& s : chart.series) {
+      for (const ChartPoint& p : s.points) values.insert(p.x);
+    }
+    if (values.size() <= 12) {
+      for (double v : values) xticks.emplace_back(v, fmt::format("{}", v));
+    } else {
+      for (double e = std::ceil(x.d0); e <= x.d1; e += 1)
+        xticks.emplace_back(std::pow(10, e), fmt::format("{}", std::pow(10, e)));
+    }
+  } else {
+    const std::vector<double> ticks = nice_ticks(xlo, xhi == xlo ? xlo + 1 : xhi, 6);
+    x.d0 = ticks.front();
+    x.d1 = ticks.back();
+    const int xdec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
+    for (double t : ticks) xticks.emplace_back(t, tick_label(t, xdec));
+  }
+
+  // Grid and y ticks.
+  for (double t : yticks) {
+    const double py = y(t);
+    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
+                        num(py), num(k_width - right), num(py), k_grid);
+    body += text(left - 6, py + 4, tick_label(t, ydec), "end", 11);
+  }
+  // X ticks, skipping labels that would overlap the previous one.
+  double last_right = -INFINITY;
+  for (const auto& [v, label] : xticks) {
+    const double px = x(v);
+    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
+                        num(bottom_of_plot), num(px), num(bottom_of_plot + 5), k_axis);
+    const double w = text_width(label, 11);
+    if (px - w / 2 < last_right + 6) continue;
+    body += text(px, bottom_of_plot + 18, label, "middle", 11);
+    last_right = px + w / 2;
+  }
+  // Axes and labels.
+  body += fmt::format(R"(<path d="M{},{}V{}H{}" fill="none" stroke="{}"/>)", num(left), num(top),
+                      num(bottom_of_plot), num(k_width - right), k_axis);
+  body += text((left + k_width - right) / 2, bottom_of_plot + 38, chart.x_label, "middle", 12);
+  const double ymid = (top + bottom_of_plot) / 2;
+  body += text(14, ymid, chart.y_label, "middle", 12,
+               fmt::format(R"x( transform="rotate(-90 14 {})")x", num(ymid)));
+
+  // Series: whiskers for bands, then lines, then markers.
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const ChartSeries& s = chart.series[i];
+    const Style& st = style_at(i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i));
+    if (!s.line) continue;
+    for (const ChartPoint& p : s.points) {
+      if (!p.low || !p.high) continue;
+      const double px = x(p.x);
+      body += fmt::format(
+          R"(<path d="M{},{}V{}M{},{}H{}M{},{}H{}" stroke="{}" stroke-opacity="0.5" fill="none"/>)",
+          num(px), num(y(*p.low)), num(y(*p.high)), num(px - 3), num(y(*p.low)), num(px + 3),
+          num(px - 3), num(y(*p.high)), num(px + 3), st.colour);
+    }
+    if (s.points.size() > 1) {
+      std::string d;
+      for (const ChartPoint& p : s.points)
+        d += (d.empty() ? "M" : "L") + num(x(p.x)) + "," + num(y(p.y));
+      body +=
+          fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="2"{}/>)", d, st.colour,
+                      *st.dash ? fmt::format(R"( stroke-dasharray="{}")", st.dash) : std::string());
+    }
+  }
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const ChartSeries& s = chart.series[i];
+    const Style& st = style_at(i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i));
+    for (const ChartPoint& p : s.points)
+      body += marker(st, x(p.x), y(p.y), s.line ? 3.5 : 6.5, !s.line, p.tip);
+  }
+
+  return fmt::format(
+      R"(<svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}" class="chart line-chart"><title id="{}">{}</title>{}</svg>)",
+      num(k_width), num(height), id, id,
+      escape_html(chart.title + ": " + chart.y_label + " by " + chart.x_label), body);
+}
+
+std::string distribution_chart(const DistributionChart& chart, const std::string& id) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const SampleGroup& g : chart.groups) {
+    for (double v : g.samples) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  if (lo == hi) {
+    const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.05;
+    lo -= pad;
+    hi += pad;
+  }
+  const std::vector<double> ticks = nice_ticks(lo, hi, 5);
+  const int dec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
+  const double left = 16, right = 16;
+  const double row = 58;
+  const double top = 8;
+  const double axis_y = top + row * static_cast<double>(chart.groups.size()) + 4;
+  const double height = axis_y + 44;
+  Scale x{ticks.front(), ticks.back(), left, k_width - right, false};
+
+  std::string body;
+  for (double t : ticks) {
+    const double px = x(t);
+    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px), num(top),
+                        num(px), num(axis_y), k_grid);
+    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
+                        num(axis_y), num(px), num(axis_y + 5), k_axis);
+    body += text(px, axis_y + 18, tick_label(t, dec), "middle", 11);
+  }
+  body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
+                      num(axis_y), num(k_width - right), num(axis_y), k_axis);
+  body += text((left + k_width - right) / 2, axis_y + 38, chart.axis_label, "middle", 12);
+
+  for (std::size_t g = 0; g < chart.groups.size(); ++g) {
+    const SampleGroup& group = chart.groups[g];
+    const Style& st = style_at(group.style);
+    const double row_top = top + row * static_cast<double>(g);
+    const double cy = row_top + 34;
+    std::vector<double> sorted = group.samples;
+    std::sort(sorted.begin(), sorted.end());
+    const std::string n_text = fmt::format("{}: n={}", group.name, sorted.size());
+    if (sorted.empty()) {
+      body += text(left, row_top + 12, n_text, "start", 12);
+      continue;
+    }
+    const double q1 = quantile_sorted(sorted, 0.25), med = quantile_sorted(sorted, 0.5),
+                 q3 = quantile_sorted(sorted, 0.75);
+    body += text(left, row_top + 12, fmt::format("{}, median {}", n_text, tick_label(med, dec + 2)),
+                 "start", 12);
+    // Whiskers to the extremes (every sample is drawn too), box from q1 to q3, median line.
+    body +=
+        fmt::format(R"(<path d="M{},{}H{}M{},{}H{}M{},{}V{}M{},{}V{}" stroke="{}" fill="none"/>)",
+                    num(x(sorted.front())), num(cy), num(x(q1)), num(x(q3)), num(cy),
+                    num(x(sorted.back())), num(x(sorted.front())), num(cy - 6), num(cy + 6),
+                    num(x(sorted.back())), num(cy - 6), num(cy + 6), st.colour);
+    body += fmt::format(
+        R"(<rect x="{}" y="{}" width="{}" height="16" fill="{}" fill-opacity="0.15" stroke="{}" stroke-width="1.5"{}/>)",
+        num(x(q1)), num(cy - 8), num(std::max(x(q3) - x(q1), 1.0)), st.colour, st.colour,
+        *st.dash ? fmt::format(R"( stroke-dasharray="{}")", st.dash) : std::string());
+    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="3"/>)",
+                        num(x(med)), num(cy - 10), num(x(med)), num(cy + 10), st.colour);
+    // Samples in the order recorded, jittered vertically by the golden-ratio sequence.
+    for (std::size_t i = 0; i < group.samples.size(); ++i) {
+      const double frac = std::fmod(static_cast<double>(i + 1) * 0.6180339887498949, 1.0);
+      body += marker(
+          st, x(group.samples[i]), cy + (frac - 0.5) * 18, 2.6, false,
+          fmt::format("{} #{}: {}", group.name, i + 1, tick_label(group.samples[i], dec + 2)));
+    }
+  }
+  return fmt::format(
+      R"(<svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}" class="chart distribution-chart"><title id="{}">{}</title>{}</svg>)",
+      num(k_width), num(height), id, id,
+      escape_html(chart.title + ": distribution of " + chart.axis_label), body);
+}
+
+}  // namespace
+
+int style_count() {
+  return static_cast<int>(k_styles.size());
+}
+
+std::vector<double> nice_ticks(double lo, double hi, int target) {
+  if (!(hi > lo)) hi = lo + 1;
+  const double raw = (hi - lo) / std::max(target, 1);
+  const double magnitude = std::pow(10, std::floor(std::log10(raw)));
+  const double norm = raw / magnitude;
+  const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
+  const double start = std::floor(lo / step + 1e-9) * step;
+  const double end = std::ceil(hi / step - 1e-9) * step;
+  std::vector<double> ticks;
+  for (int i = 0;; ++i) {
+    double t = start + step * i;
+    if (std::fabs(t) < step * 1e-9) t = 0;
+    ticks.push_back(t);
+    if (t >= end - step * 1e-9) break;
+  }
+  return ticks;
+}
+
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  const double h = (static_cast<double>(sorted.size()) - 1) * q;
+  const auto below = static_cast<std::size_t>(std::floor(h));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (h - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+std::string escape_html(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_svg(const Chart& chart, const std::string& id) {
+  if (const auto* line = std::get_if<LineChart>(&chart)) return line_chart(*line, id);
+  return distribution_chart(std::get<DistributionChart>(chart), id);
+}
+
+}  // namespace benchledger::report

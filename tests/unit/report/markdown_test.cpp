@@ -1,0 +1,236 @@
+// The Markdown report says what the records hold, the same bytes every time, as valid GFM.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <benchledger/error.hpp>
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "golden.hpp"
+#include "report/content.hpp"
+#include "report/report.hpp"
+
+using namespace benchledger;
+using namespace benchledger::report;
+using benchledger::report::golden::check_golden;
+
+namespace {
+
+ReportInput single_run_input() {
+  ReportInput input;
+  input.runs.push_back(fixtures::current_run());
+  return input;
+}
+
+ReportInput two_runs_input() {
+  ReportInput input;
+  input.runs.push_back(fixtures::baseline_run());
+  input.runs.push_back(fixtures::current_run());
+  return input;
+}
+
+ReportInput against_input() {
+  ReportInput input;
+  input.base = fixtures::baseline_run();
+  input.runs.push_back(fixtures::current_run());
+  compare::Side base{{input.base->run}, input.base->results};
+  compare::Side current{{input.runs[0].run}, input.runs[0].results};
+  input.comparisons.push_back(
+      {input.runs[0].run.header.id,
+       compare::compare_sides(base, current, {}, compare::CompareOptions{})});
+  return input;
+}
+
+ReportInput awkward_input() {
+  ReportInput input;
+  input.runs.push_back(fixtures::awkward_run());
+  input.warnings.push_back("ledger.ndjson: ignored 17 bytes after the last complete line");
+  return input;
+}
+
+// Renders Markdown with GitHub's cmark-gfm (Debian package cmark-gfm); empty when absent.
+std::string gfm_to_html(const std::string& markdown) {
+  if (!std::filesystem::exists("/usr/bin/cmark-gfm")) return {};
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto in = dir / ("benchledger-report-md-" + std::to_string(::getpid()) + ".md");
+  const auto out = dir / ("benchledger-report-md-" + std::to_string(::getpid()) + ".html");
+  std::ofstream(in, std::ios::binary) << markdown;
+  const std::string command = "/usr/bin/cmark-gfm -e table " + in.string() + " > " + out.string();
+  REQUIRE(std::system(command.c_str()) == 0);
+  const std::string html = golden::read_file(out);
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+  return html;
+}
+
+std::string plain_text(const Text& text) {
+  std::string out;
+  for (const Span& span : text) out += span.text;
+  return out;
+}
+
+// The text content of HTML from cmark: tags dropped, its five entities decoded.
+std::string html_text(std::string html) {
+  html = std::regex_replace(html, std::regex("<[^>]*>"), "");
+  const std::pair<const char*, const char*> entities[] = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}};
+  for (const auto& [entity, character] : entities) {
+    html = std::regex_replace(html, std::regex(entity), character);
+  }
+  return html;
+}
+
+// Every table and heading of the document comes out of a GFM parser as that table, cell for
+// cell, and that heading: no escaping slip splits a cell or starts markup.
+void check_valid_gfm(const ReportInput& input, const std::string& markdown) {
+  const std::string html = gfm_to_html(markdown);
+  if (html.empty()) {
+    WARN("skipping the GFM check: /usr/bin/cmark-gfm is not installed (Debian package cmark-gfm)");
+    return;
+  }
+  const Document doc = build_document(input);
+  std::vector<std::vector<std::vector<std::string>>> expected_tables;
+  std::vector<std::string> expected_headings{doc.title};
+  for (const Block& block : doc.blocks) {
+    if (const auto* table = std::get_if<Table>(&block)) {
+      std::vector<std::vector<std::string>> rows{table->header};
+      for (const auto& row : table->rows) {
+        std::vector<std::string> cells;
+        for (const Cell& cell : row) cells.push_back(plain_text(cell.text));
+        rows.push_back(cells);
+      }
+      expected_tables.push_back(rows);
+    } else if (const auto* heading = std::get_if<Heading>(&block)) {
+      expected_headings.push_back(heading->text);
+    }
+  }
+  std::vector<std::vector<std::vector<std::string>>> actual_tables;
+  const std::regex table_re("<table>([\\s\\S]*?)</table>");
+  const std::regex row_re("<tr>([\\s\\S]*?)</tr>");
+  const std::regex cell_re("<t[hd][^>]*>([\\s\\S]*?)</t[hd]>");
+  for (auto t = std::sregex_iterator(html.begin(), html.end(), table_re);
+       t != std::sregex_iterator(); ++t) {
+    const std::string table = (*t)[1];
+    std::vector<std::vector<std::string>> rows;
+    for (auto r = std::sregex_iterator(table.begin(), table.end(), row_re);
+         r != std::sregex_iterator(); ++r) {
+      const std::string row = (*r)[1];
+      std::vector<std::string> cells;
+      for (auto c = std::sregex_iterator(row.begin(), row.end(), cell_re);
+           c != std::sregex_iterator(); ++c) {
+        cells.push_back(html_text((*c)[1]));
+      }
+      rows.push_back(cells);
+    }
+    actual_tables.push_back(rows);
+  }
+  REQUIRE(actual_tables.size() == expected_tables.size());
+  for (std::size_t i = 0; i < expected_tables.size(); ++i) {
+    INFO("table " << i);
+    CHECK(actual_tables[i] == expected_tables[i]);
+  }
+  std::vector<std::string> actual_headings;
+  const std::regex heading_re("<h[1-6]>([\\s\\S]*?)</h[1-6]>");
+  for (auto h = std::sregex_iterator(html.begin(), html.end(), heading_re);
+       h != std::sregex_iterator(); ++h) {
+    actual_headings.push_back(html_text((*h)[1]));
+  }
+  CHECK(actual_headings == expected_headings);
+  // Emphasis only where the report asks for it: warnings' and names' punctuation stays text.
+  CHECK(html.find("<em>") == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("the Markdown report of one run matches its golden file and is valid GFM") {
+  const ReportInput input = single_run_input();
+  const std::string markdown = render_markdown(input);
+  check_golden("single_run.md", markdown);
+  check_valid_gfm(input, markdown);
+}
+
+TEST_CASE("the Markdown report of two runs flags the environment fields that differ") {
+  const ReportInput input = two_runs_input();
+  const std::string markdown = render_markdown(input);
+  check_golden("two_runs.md", markdown);
+  check_valid_gfm(input, markdown);
+  CHECK(markdown.find("| **CPU** ⚠ differs |") != std::string::npos);
+  CHECK(markdown.find("| Load average | 1.91, 1.20, 0.88 | 0.52, 0.61, 0.70 |") !=
+        std::string::npos);
+  CHECK(markdown.find("environment fingerprints differ between baseline and current") !=
+        std::string::npos);
+}
+
+TEST_CASE("with a base, the report has the comparison table, its summary and verdict marks") {
+  const ReportInput input = against_input();
+  const std::string markdown = render_markdown(input);
+  check_golden("against_baseline.md", markdown);
+  check_valid_gfm(input, markdown);
+  const compare::ComparisonReport& report = input.comparisons[0].report;
+  // The summary paragraph states the gate and the counts that compare computed.
+  CHECK(markdown.find(report.gate_pass ? "**Gate: passes.**" : "**Gate: fails.**") !=
+        std::string::npos);
+  CHECK(markdown.find("## Comparison: current against baseline") != std::string::npos);
+  // The case the baseline had and the current run lacks is shown as missing.
+  CHECK(report.count(compare::Verdict::missing) == 1);
+  CHECK(markdown.find("🚫 missing") != std::string::npos);
+  // The pool got faster by about 11%, the sequential executor slower by about 18%.
+  CHECK(markdown.find("executor=bounded\\_pool | `time` | 741 µs | 661 µs | 10 / 10 | -10.7% |") !=
+        std::string::npos);
+  CHECK(markdown.find("| **❌ regression** |") != std::string::npos);
+  CHECK(markdown.find("| ✅ improvement |") != std::string::npos);
+  CHECK(report.count(compare::Verdict::regression) == 2);
+  CHECK(markdown.find("**Gate: fails.**") != std::string::npos);
+}
+
+TEST_CASE("punctuation in names, params and warnings cannot break the Markdown") {
+  const ReportInput input = awkward_input();
+  const std::string markdown = render_markdown(input);
+  check_golden("awkward.md", markdown);
+  check_valid_gfm(input, markdown);
+}
+
+TEST_CASE("the same input gives the same bytes") {
+  CHECK(render_markdown(two_runs_input()) == render_markdown(two_runs_input()));
+  CHECK(render_html(two_runs_input()) == render_html(two_runs_input()));
+}
+
+TEST_CASE("the date of a report is the time of its newest run, not the clock") {
+  const std::string markdown = render_markdown(two_runs_input());
+  CHECK(markdown.find("Date: 2026-11-22 04:27 UTC.") != std::string::npos);
+}
+
+TEST_CASE("a report without runs is refused") {
+  CHECK_THROWS_AS(render_markdown(ReportInput{}), Error);
+  CHECK_THROWS_AS(render_html(ReportInput{}), Error);
+}
+
+TEST_CASE("results tables show the columns of the metrics present, with scaled units") {
+  const std::string markdown = render_markdown(single_run_input());
+  // executors: throughput, latency percentiles and peak memory; no errors, rate 0%.
+  CHECK(markdown.find("| case | n | ops | throughput | mean | p50 | p95 | p99 | errors | error "
+                      "rate | peak memory |") != std::string::npos);
+  CHECK(markdown.find("| `executors/uniform` concurrency=50, executor=bounded\\_pool | 10 | 1,000 "
+                      "| 1,512 ops/s |") != std::string::npos);
+  // select1 at concurrency 100: 467 errors of 10,000 operations.
+  CHECK(markdown.find("| 467 | 4.67% |") != std::string::npos);
+}
+
+TEST_CASE("a param that varies alone gets a scaling table with that param as rows") {
+  const std::vector<ScalingSlice> slices = scaling_slices(fixtures::current_run().results);
+  std::vector<std::string> names;
+  for (const ScalingSlice& s : slices)
+    names.push_back(s.bench + " by " + s.param + " (" + params_text(s.fixed) + ")");
+  CHECK(names ==
+        std::vector<std::string>{"postgres/select1 by concurrency (pool=warm)",
+                                 "postgres/tpcb by clients (scale=1)",
+                                 "pipeline/fetch_store by pages (latency_ms=20, mode=sequential)",
+                                 "pipeline/fetch_store by pages (latency_ms=20, mode=pipelined)"});
+  CHECK(slices[1].values == std::vector<double>{1, 5, 10, 20, 50, 100});
+  // A string param (executor) is not a scale.
+  for (const ScalingSlice& s : slices) CHECK(s.param != "executor");
+}
