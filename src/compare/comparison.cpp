@@ -172,12 +172,23 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     report.env_differences.insert(report.env_differences.end(), differences.begin(),
                                   differences.end());
   }
+  // Each run's own stability warnings, once per text, naming the runs that recorded it.
+  std::vector<std::pair<std::string, std::vector<std::string>>> run_warnings;
   for (const auto& [side, name] : {std::pair{&base, "base"}, std::pair{&current, "current"}}) {
     for (const RunRecord& run : side->runs) {
       for (const std::string& warning : run.warnings) {
-        report.warnings.push_back(fmt::format("{} run {}: {}", name, run.header.id, warning));
+        auto it = std::find_if(run_warnings.begin(), run_warnings.end(),
+                               [&](const auto& entry) { return entry.first == warning; });
+        if (it == run_warnings.end()) it = run_warnings.insert(run_warnings.end(), {warning, {}});
+        it->second.push_back(fmt::format("{} run {}", name, run.header.id));
       }
     }
+  }
+  const std::size_t all_runs = base.runs.size() + current.runs.size();
+  for (const auto& [warning, runs] : run_warnings) {
+    report.warnings.push_back(runs.size() == all_runs && all_runs > 1
+                                  ? fmt::format("every run: {}", warning)
+                                  : fmt::format("{}: {}", fmt::join(runs, ", "), warning));
   }
 
   // Matching.

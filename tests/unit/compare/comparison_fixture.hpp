@@ -44,7 +44,7 @@ inline const std::vector<double>& steady() {
 }
 
 inline const char* k_base_run = "01JDQ8Z6X00000000000000BAS";
-inline const char* k_current_run = "01JDQ8Z6X00000000000000CUR";
+inline const char* k_current_run = "01JDQ8Z6X00000000000000CXR";
 
 struct ComparisonFixture {
   compare::Side base, current;
@@ -89,7 +89,7 @@ inline ComparisonFixture comparison_fixture() {
       result_with(k_current_run, "01JDQ8Z6X0000000000000C900", "new/case", {}, steady()));
 
   NoteRecord accept;
-  accept.header.id = "01JDQ8Z6X00000000000000NOT";
+  accept.header.id = "01JDQ8Z6X00000000000000N0T";
   accept.header.time = "2026-11-22T05:10:00.000000Z";
   accept.header.prev = std::string(k_zero_hash);
   accept.target = k_current_run;

@@ -122,10 +122,10 @@ TEST_CASE("per-benchmark thresholds from the config apply by exact name or glob"
 
 TEST_CASE("--base-runs pools the samples of every base run") {
   auto f = bt::comparison_fixture();
-  benchledger::RunRecord older = bt::sample_run("01JDQ8Z6X00000000000000OLD", "baseline");
+  benchledger::RunRecord older = bt::sample_run("01JDQ8Z6X00000000000000Q1D", "baseline");
   older.warnings.clear();
   f.base.runs.push_back(older);
-  f.base.results.push_back(bt::result_with(older.header.id, "01JDQ8Z6X0000000000000O001",
+  f.base.results.push_back(bt::result_with(older.header.id, "01JDQ8Z6X0000000000000Q001",
                                            "sort/uniform", {{"n", std::int64_t{2000}}},
                                            bt::scaled(bt::steady(), 1.01)));
   const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
@@ -159,7 +159,7 @@ TEST_CASE("differing fingerprints are a warning naming the fields, or an error w
 TEST_CASE("an invalidated result is left out of the comparison") {
   auto f = bt::comparison_fixture();
   benchledger::NoteRecord invalidate;
-  invalidate.header.id = "01JDQ8Z6X00000000000000INV";
+  invalidate.header.id = "01JDQ8Z6X00000000000000N1V";
   invalidate.kind = benchledger::NoteKind::invalidate;
   invalidate.target = "01JDQ8Z6X0000000000000C101";  // current sort/uniform
   f.notes.push_back(invalidate);

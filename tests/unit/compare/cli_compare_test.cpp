@@ -1,0 +1,238 @@
+// `benchledger compare` end to end on the built binary and a real NDJSON ledger: selectors
+// (labels, ids, git:, latest~N, files), --base-runs, --fail-on, --require-same-env, every
+// --format, and the exit codes 0 (pass), 1 (gate failed) and 2 (usage or data error).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <benchledger/ledger.hpp>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "unit/compare/comparison_fixture.hpp"
+
+namespace bt = benchledger::testing;
+namespace fs = std::filesystem;
+using benchledger::Record;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class Workspace {
+ public:
+  Workspace() {
+    m_dir = fs::temp_directory_path() / ("benchledger-compare-cli-" + std::to_string(::getpid()) +
+                                         "-" + std::to_string(s_next++));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  ~Workspace() {
+    std::error_code ec;
+    fs::remove_all(m_dir, ec);
+  }
+  const fs::path& dir() const { return m_dir; }
+  fs::path ledger() const { return m_dir / "ledger.ndjson"; }
+
+  void append(const fs::path& path, std::vector<Record> batch) const {
+    benchledger::ledger::open_store(path.string())->append(std::move(batch));
+  }
+
+  // Runs the CLI in this directory with BENCHLEDGER_LEDGER set to ledger().
+  Outcome compare(const std::string& args) const {
+    const char* bin = std::getenv("BENCHLEDGER_BIN");
+    if (bin == nullptr) FAIL("BENCHLEDGER_BIN is not set (ctest sets it)");
+    const fs::path out = m_dir / "stdout", err = m_dir / "stderr";
+    const std::string command = "cd '" + m_dir.string() + "' && NO_COLOR=1 BENCHLEDGER_LEDGER='" +
+                                ledger().string() + "' '" + bin + "' compare " + args + " >'" +
+                                out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    Outcome outcome;
+    outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.out = read_file(out);
+    outcome.err = read_file(err);
+    return outcome;
+  }
+
+ private:
+  fs::path m_dir;
+  static inline int s_next = 0;
+};
+
+std::vector<Record> batch_of(const benchledger::compare::Side& side) {
+  std::vector<Record> batch;
+  batch.emplace_back(side.runs.front());
+  for (const auto& r : side.results) batch.emplace_back(r);
+  return batch;
+}
+
+// The fixture's base and current runs in a ledger, then its accept-regression note.
+void fill(const Workspace& w, const bt::ComparisonFixture& f) {
+  w.append(w.ledger(), batch_of(f.base));
+  w.append(w.ledger(), batch_of(f.current));
+  std::vector<Record> notes;
+  for (const auto& note : f.notes) notes.emplace_back(note);
+  w.append(w.ledger(), notes);
+}
+
+// A fixture whose current run changes nothing: the same samples.
+bt::ComparisonFixture unchanged_fixture() {
+  auto f = bt::comparison_fixture();
+  std::erase_if(f.base.results, [](const auto& r) { return r.bench != "sort/mixed"; });
+  f.current.results.clear();
+  auto same = f.base.results.front();
+  same.header.id = "01JDQ8Z6X0000000000000C555";
+  same.run = bt::k_current_run;
+  f.current.results.push_back(same);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("compare exits 0 when nothing fails the gate") {
+  Workspace w;
+  fill(w, unchanged_fixture());
+  const Outcome o = w.compare("baseline current");
+  INFO(o.err);
+  CHECK(o.code == 0);
+  CHECK_THAT(o.out, Catch::Contains("unchanged") && Catch::Contains("gate: pass"));
+  CHECK(o.out.find('\x1b') == std::string::npos);  // NO_COLOR and not a terminal
+}
+
+TEST_CASE("compare exits 1 on a regression and names it in every format") {
+  Workspace w;
+  fill(w, bt::comparison_fixture());
+  const Outcome table = w.compare("baseline current");
+  INFO(table.err);
+  CHECK(table.code == 1);
+  CHECK_THAT(table.out, Catch::Contains("sort/uniform [n=2000]") && Catch::Contains("gate: FAIL"));
+  CHECK_THAT(table.out, Catch::Contains("regression (accepted)"));  // the note in the ledger
+
+  const Outcome json = w.compare("baseline current --format json");
+  CHECK(json.code == 1);
+  const auto parsed = nlohmann::json::parse(json.out);  // nothing else on stdout
+  CHECK(parsed["gate"] == "fail");
+  CHECK(parsed["summary"]["regression"] == 3);
+  CHECK(parsed["summary"]["accepted"] == 1);
+  CHECK(parsed["current"]["id"] == bt::k_current_run);
+
+  const Outcome md = w.compare("baseline current --format md");
+  CHECK(md.code == 1);
+  CHECK_THAT(md.out, Catch::StartsWith("### benchledger compare: **gate failed**"));
+  const Outcome junit = w.compare("baseline current --format junit");
+  CHECK(junit.code == 1);
+  CHECK_THAT(junit.out, Catch::Contains("<failure type=\"regression\""));
+  const Outcome csv = w.compare("baseline current --format csv");
+  CHECK(csv.code == 1);
+  CHECK_THAT(csv.out, Catch::StartsWith("bench,params,metric,"));
+
+  // Same ledger, same flags: byte-identical output.
+  CHECK(w.compare("baseline current --format json").out == json.out);
+}
+
+TEST_CASE("run ids, git commits, latest~N and labels select the same runs") {
+  Workspace w;
+  fill(w, bt::comparison_fixture());
+  const std::string expected = w.compare("baseline current --format json").out;
+  CHECK(w.compare(std::string(bt::k_base_run) + " " + bt::k_current_run + " --format json").out ==
+        expected);
+  CHECK(w.compare("git:0544d13c latest --format json").out == expected);
+  CHECK(w.compare("latest~1 latest --format json").out == expected);
+}
+
+TEST_CASE("a path to an NDJSON file selects that file's newest run") {
+  Workspace w;
+  const auto f = bt::comparison_fixture();
+  w.append(w.ledger(), batch_of(f.base));
+  const fs::path file = w.dir() / "head.ndjson";
+  w.append(file, batch_of(f.current));
+  const Outcome o = w.compare("baseline ./head.ndjson --format json");
+  INFO(o.err);
+  CHECK(o.code == 1);
+  CHECK(nlohmann::json::parse(o.out)["current"]["id"] == bt::k_current_run);
+  const Outcome absent = w.compare("baseline ./absent.ndjson");
+  CHECK(absent.code == 2);
+  CHECK_THAT(absent.err, Catch::Contains("absent.ndjson") && Catch::Contains("not a file"));
+}
+
+TEST_CASE("--base-runs pools the samples of the last K base runs") {
+  Workspace w;
+  auto f = bt::comparison_fixture();
+  auto older = f.base;
+  older.runs.front().header.id = "01JDQ8Z6X00000000000000Q1D";
+  for (std::size_t i = 0; i < older.results.size(); ++i) {
+    older.results[i].header.id = "01JDQ8Z6X0000000000000Q" + std::to_string(100 + i);
+    older.results[i].run = older.runs.front().header.id;
+  }
+  w.append(w.ledger(), batch_of(older));
+  fill(w, f);
+  const Outcome o = w.compare("baseline current --base-runs 2 --format json");
+  INFO(o.err);
+  const auto json = nlohmann::json::parse(o.out);
+  CHECK(json["base"]["runs"].size() == 2);
+  CHECK(json["cases"][0]["base"]["n"] == 20);
+  const Outcome more = w.compare("baseline current --base-runs 5 --format json");
+  CHECK_THAT(more.err, Catch::Contains("only 2 run(s) match"));
+}
+
+TEST_CASE("--fail-on adds missing and inconclusive to the gate") {
+  Workspace w;
+  auto f = unchanged_fixture();
+  f.base.results.push_back(
+      bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B777", "gone/case", {}, bt::steady()));
+  fill(w, f);
+  CHECK(w.compare("baseline current").code == 0);
+  const Outcome o = w.compare("baseline current --fail-on regression,missing");
+  CHECK(o.code == 1);
+  CHECK(w.compare("baseline current --fail-on inconclusive --fail-on missing").code == 1);
+  const Outcome bad = w.compare("baseline current --fail-on unchanged");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--fail-on unchanged"));
+}
+
+TEST_CASE("differing environments warn on every format, and fail with --require-same-env") {
+  Workspace w;
+  auto f = unchanged_fixture();
+  f.current.runs.front().env.os.kernel = "6.9.0-test";
+  f.current.runs.front().env.fingerprint = std::string(64, 'b');
+  fill(w, f);
+  CHECK_THAT(w.compare("baseline current").out, Catch::Contains("os.kernel"));
+  CHECK_THAT(w.compare("baseline current --format md").out, Catch::Contains("os.kernel"));
+  const Outcome json = w.compare("baseline current --format json");
+  CHECK_THAT(json.err, Catch::Contains("os.kernel"));
+  CHECK(nlohmann::json::parse(json.out)["environment_differences"].size() == 1);
+  CHECK_THAT(w.compare("baseline current --format csv").err, Catch::Contains("os.kernel"));
+  const Outcome strict = w.compare("baseline current --require-same-env");
+  CHECK(strict.code == 2);
+  CHECK_THAT(strict.err, Catch::Contains("environments differ") && Catch::Contains("os.kernel"));
+}
+
+TEST_CASE("usage and data errors exit 2 with a message") {
+  Workspace w;
+  fill(w, bt::comparison_fixture());
+  const Outcome unknown = w.compare("baseline nosuchlabel");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("run selector \"nosuchlabel\": no run"));
+  CHECK(w.compare("baseline current --format xml").code == 2);
+  CHECK(w.compare("baseline").code == 2);
+  CHECK(w.compare("baseline current --alpha 2").code == 2);
+  CHECK(w.compare("baseline~x current").code == 2);
+  std::ofstream(w.dir() / "broken.ndjson") << "{\"schema\":\"benchledger/1\"}\n";
+  const Outcome broken = w.compare("baseline ./broken.ndjson");
+  CHECK(broken.code == 2);
+  CHECK_FALSE(broken.err.empty());
+}
