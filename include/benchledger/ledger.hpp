@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
 
 namespace benchledger::ledger {
@@ -47,11 +48,29 @@ struct VerifyReport {
 struct RunSelector {
   enum class Kind { id, label, git, latest };
   Kind kind = Kind::latest;
-  std::string value;   // id, label or commit prefix
+  std::string value;      // id, label or commit prefix
   std::int64_t back = 0;  // the N of `~N`: 0 is the newest match
-  std::string text;    // as the user wrote it, for messages
+  std::string text;       // as the user wrote it, for messages
 };
 RunSelector parse_run_selector(std::string_view text);  // throws Error on bad syntax
+
+// A run and the number of its results, for `ledger log`.
+struct RunListing {
+  RunRecord run;
+  std::int64_t results = 0;
+};
+
+// Thrown by import() when a record's id is already present with other content (or twice in the
+// batch with different content). `index` is the record's place in the batch (0-based), so that a
+// caller can name the file and line it came from.
+class ConflictError : public Error {
+ public:
+  ConflictError(const std::string& message, std::size_t index) : Error(message), m_index(index) {}
+  std::size_t index() const { return m_index; }
+
+ private:
+  std::size_t m_index;
+};
 
 class Store {
  public:
@@ -75,7 +94,8 @@ class Store {
   // The run a selector names, or nullopt when none matches.
   virtual std::optional<RunRecord> find_run(const RunSelector& selector) const = 0;
   // The runs that match a selector, newest first, at most `limit` (for --base-runs K, log).
-  virtual std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const = 0;
+  virtual std::vector<RunRecord> find_runs(const RunSelector& selector,
+                                           std::size_t limit) const = 0;
   // The results of one run, in the order appended.
   virtual std::vector<ResultRecord> results_of(const std::string& run_id) const = 0;
   // Every note, in the order appended.
@@ -86,14 +106,40 @@ class Store {
 
   // Warnings from the last read (a torn tail ignored, for example).
   virtual std::vector<std::string> warnings() const = 0;
+
+  // The exact bytes of every complete record in order, unparsed (export, copying); `visit`
+  // returns false to stop. The default goes through scan(); the stores read bytes directly.
+  virtual void scan_bytes(
+      const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const;
+  // The record with this id, of any type, or nullopt.
+  virtual std::optional<StoredRecord> find_record(const std::string& id) const;
+  // Runs newest first, each with its number of results; at most `limit` (0: all).
+  virtual std::vector<RunListing> log(std::size_t limit) const;
 };
 
 // Opens a store by URI: `path.ndjson`, `ndjson:PATH`, `sqlite:PATH`, `postgresql://…`.
 // Creates NDJSON and SQLite ledgers on first append, not on open. Throws Error.
 std::unique_ptr<Store> open_store(const std::string& uri);
 
-// The ledger a command uses when given no --ledger: BENCHLEDGER_LEDGER, else
+// The ledger a command uses when given no --ledger: BENCHLEDGER_LEDGER, else the config file's
+// `ledger` (a relative path is taken from the config file's directory), else
 // `ledger/ledger.ndjson` under the git repository root (or the current directory).
 std::string default_ledger_uri();
+
+// One run as a ledger of its own, for `ledger export --run`: the run, then its results, then the
+// notes about any of them (each in store order), re-chained from 64 zeros: every field but
+// `prev` as stored, so the output verifies by itself and imports anywhere. Throws Error when no run
+// matches the selector.
+std::vector<std::string> export_run(const Store& store, const RunSelector& selector);
+
+// An NDJSON file of records to import, read whole and validated before anything is appended.
+struct ImportFile {
+  std::string path;
+  std::vector<Record> records;
+  std::vector<std::int64_t> lines;  // the 1-based line of each record
+};
+// Throws Error naming `FILE:LINE: field "…": reason` for the first bad line. An empty file, a
+// line over k_max_line_bytes and a last line without its '\n' are refused too.
+ImportFile read_import_file(const std::string& path);
 
 }  // namespace benchledger::ledger

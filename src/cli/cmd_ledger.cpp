@@ -1,10 +1,329 @@
-// `benchledger ledger`: not built yet; its issue replaces this file.
-#include "cli/unbuilt.hpp"
+// `benchledger ledger`: import, export, verify, log, show and note (DESIGN.md, "The ledger").
+// Tables go to stdout, warnings and errors to stderr; a broken chain exits 1.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <benchledger/error.hpp>
+#include <benchledger/ledger.hpp>
+#include <benchledger/record.hpp>
+
+#include "cli/command.hpp"
 
 namespace benchledger::cli {
 
+namespace {
+
+struct LedgerOptions {
+  std::optional<std::string> ledger;
+  std::vector<std::string> files;
+  std::optional<std::string> run;
+  std::optional<std::string> head;
+  std::string selector;
+  std::size_t limit = 0;
+  std::string target, kind, text;
+  std::optional<std::string> author, bench;
+};
+
+std::unique_ptr<ledger::Store> open(const LedgerOptions& options) {
+  return ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
+}
+
+void print_warnings(const ledger::Store& store) {
+  for (const auto& warning : store.warnings()) {
+    std::cerr << "benchledger: warning: " << warning << '\n';
+  }
+}
+
+std::string text(const std::optional<std::string>& value) {
+  return value ? *value : "-";
+}
+
+// Left-aligned columns separated by two spaces, the last one unpadded.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    std::cout << line << '\n';
+  }
+}
+
+std::string short_commit(const std::optional<std::string>& commit) {
+  return commit ? commit->substr(0, 12) : "-";
+}
+
+std::string joined(const std::vector<std::string>& words, const std::string& separator) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : separator) + word;
+  return out;
+}
+
+std::string format_number(double value) {
+  return fmt::format("{:.6g}", value);
+}
+
+int run_import(const LedgerOptions& options) {
+  std::vector<ledger::ImportFile> files;
+  std::vector<Record> batch;
+  for (const auto& path : options.files) {
+    files.push_back(ledger::read_import_file(path));  // throws FILE:LINE on the first bad line
+    batch.insert(batch.end(), files.back().records.begin(), files.back().records.end());
+  }
+  const auto store = open(options);
+  ledger::AppendResult result;
+  try {
+    result = store->import(std::move(batch));
+  } catch (const ledger::ConflictError& e) {
+    std::size_t index = e.index();
+    for (const auto& file : files) {
+      if (index < file.records.size()) {
+        throw Error(fmt::format("{}:{}: {} (nothing was imported)", file.path, file.lines[index],
+                                e.what()));
+      }
+      index -= file.records.size();
+    }
+    throw;
+  }
+  print_warnings(*store);
+  std::cout << fmt::format("imported {} records into {}, skipped {} already there; head {}\n",
+                           result.appended, store->uri(), result.skipped, result.head);
+  return 0;
+}
+
+int run_export(const LedgerOptions& options) {
+  const auto store = open(options);
+  if (options.run) {
+    for (const auto& line : ledger::export_run(*store, ledger::parse_run_selector(*options.run))) {
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      std::fputc('\n', stdout);
+    }
+  } else {
+    store->scan_bytes([](std::int64_t, std::string_view bytes) {
+      std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+      std::fputc('\n', stdout);
+      return true;
+    });
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    throw Error("cannot write the export to standard output");
+  }
+  print_warnings(*store);
+  return 0;
+}
+
+int run_verify(const LedgerOptions& options) {
+  if (options.head) {
+    const auto& head = *options.head;
+    const bool hex =
+        head.size() == 64 && head.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!hex) throw Error("--head " + head + ": expected 64 lower-case hex characters");
+  }
+  const auto store = open(options);
+  const ledger::VerifyReport report = store->verify(options.head);
+  for (const auto& warning : report.warnings) {
+    std::cerr << "benchledger: warning: " << warning << '\n';
+  }
+  if (!report.ok) {
+    std::cerr << "benchledger: " << report.problem << '\n';
+    return 1;
+  }
+  std::cout << fmt::format("ok: {}: {} records, head {}\n", store->uri(), report.records,
+                           report.head);
+  return 0;
+}
+
+int run_log(const LedgerOptions& options) {
+  const auto store = open(options);
+  const auto runs = store->log(options.limit);
+  print_warnings(*store);
+  std::vector<std::vector<std::string>> rows = {
+      {"ID", "TIME", "LABEL", "COMMIT", "HOST", "RESULTS"}};
+  for (const auto& listing : runs) {
+    const RunRecord& run = listing.run;
+    rows.push_back({run.header.id, run.header.time, text(run.label), short_commit(run.git.commit),
+                    text(run.env.host), std::to_string(listing.results)});
+  }
+  print_table(rows);
+  return 0;
+}
+
+int run_show(const LedgerOptions& options) {
+  const auto store = open(options);
+  const auto selector = ledger::parse_run_selector(options.selector);
+  const auto run = store->find_run(selector);
+  if (!run) throw Error(fmt::format("no run matches \"{}\" in {}", options.selector, store->uri()));
+  const auto results = store->results_of(run->header.id);
+  std::vector<NoteRecord> notes;
+  for (auto& note : store->notes()) {
+    bool about = note.target == run->header.id;
+    for (const auto& result : results) about = about || note.target == result.header.id;
+    if (about) notes.push_back(std::move(note));
+  }
+  print_warnings(*store);
+
+  std::string git = short_commit(run->git.commit);
+  if (run->git.branch) git += " (" + *run->git.branch + ")";
+  if (run->git.dirty) git += *run->git.dirty ? " dirty" : " clean";
+  print_table({{"run", run->header.id},
+               {"time", run->header.time},
+               {"label", text(run->label)},
+               {"project", run->project},
+               {"git", git},
+               {"host", text(run->env.host)},
+               {"fingerprint", run->env.fingerprint},
+               {"source", run->source},
+               {"command", joined(run->command, " ")},
+               {"results", std::to_string(results.size())}});
+  for (const auto& warning : run->warnings) std::cout << "warning  " << warning << '\n';
+
+  if (!results.empty()) {
+    std::cout << '\n';
+    std::vector<std::vector<std::string>> rows = {
+        {"BENCH", "PARAMS", "METRIC", "VALUE", "UNIT", "N", "OPS", "ERRORS", "ID"}};
+    for (const auto& result : results) {
+      std::vector<std::string> params;
+      for (const auto& [key, value] : result.params) params.push_back(key + "=" + to_string(value));
+      const Metric& metric = result.metrics.at(result.primary);
+      rows.push_back({result.bench, params.empty() ? "-" : joined(params, " "), result.primary,
+                      format_number(metric.value), metric.unit, std::to_string(metric.summary.n),
+                      std::to_string(result.ops), std::to_string(result.errors), result.header.id});
+    }
+    print_table(rows);
+  }
+  if (!notes.empty()) {
+    std::cout << '\n';
+    std::vector<std::vector<std::string>> rows = {
+        {"NOTE", "KIND", "TARGET", "BENCH", "AUTHOR", "TEXT"}};
+    for (const auto& note : notes) {
+      rows.push_back({note.header.id, std::string(to_string(note.kind)), note.target,
+                      text(note.bench), note.author, note.text});
+    }
+    print_table(rows);
+  }
+  return 0;
+}
+
+NoteKind parse_note_kind(const std::string& kind) {
+  if (kind == "accept-regression") return NoteKind::accept_regression;
+  if (kind == "invalidate") return NoteKind::invalidate;
+  if (kind == "comment") return NoteKind::comment;
+  throw Error("--kind " + kind + ": expected accept-regression, invalidate or comment");
+}
+
+std::string default_author() {
+  for (const char* name : {"BENCHLEDGER_AUTHOR", "USER", "LOGNAME"}) {
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return value;
+  }
+  if (const passwd* user = ::getpwuid(::getuid()); user != nullptr && user->pw_name[0] != '\0') {
+    return user->pw_name;
+  }
+  throw Error("no author: give --author (or set BENCHLEDGER_AUTHOR)");
+}
+
+int run_note(const LedgerOptions& options) {
+  NoteRecord note;
+  note.kind = parse_note_kind(options.kind);
+  note.text = options.text;
+  note.author = options.author ? *options.author : default_author();
+  note.bench = options.bench;
+  const auto store = open(options);
+  if (is_ulid(options.target)) {
+    const auto target = store->find_record(options.target);
+    if (!target || std::holds_alternative<NoteRecord>(target->record)) {
+      throw Error(fmt::format("note target {}: no run or result with this id in {}", options.target,
+                              store->uri()));
+    }
+    note.target = options.target;
+  } else {
+    const auto run = store->find_run(ledger::parse_run_selector(options.target));
+    if (!run) {
+      throw Error(
+          fmt::format("note target \"{}\": no run matches it in {}", options.target, store->uri()));
+    }
+    note.target = run->header.id;
+  }
+  note.header.id = new_ulid();
+  note.header.time = now_rfc3339();
+  const auto result = store->append({note});
+  print_warnings(*store);
+  std::cout << fmt::format("appended note {} on {}; head {}\n", note.header.id, note.target,
+                           result.head);
+  return 0;
+}
+
+void add_ledger_option(CLI::App& sub, LedgerOptions& options) {
+  sub.add_option("--ledger", options.ledger,
+                 "ledger URI: path.ndjson, ndjson:PATH or sqlite:PATH (default: "
+                 "BENCHLEDGER_LEDGER, the config file, else ledger/ledger.ndjson)");
+}
+
+}  // namespace
+
 Runner add_ledger_command(CLI::App& app) {
-  return add_unbuilt_command(app, "ledger", "verify, list, import and export ledgers");
+  auto options = std::make_shared<LedgerOptions>();
+  CLI::App* ledger = app.add_subcommand("ledger", "verify, list, import and export ledgers");
+  ledger->require_subcommand(1);
+
+  CLI::App* import = ledger->add_subcommand(
+      "import", "append the records of NDJSON files (idempotent by id; a bad record refuses all)");
+  import->add_option("FILE", options->files, "NDJSON files of benchledger/1 records")->required();
+  add_ledger_option(*import, *options);
+
+  CLI::App* export_ = ledger->add_subcommand("export", "write the ledger as NDJSON on stdout");
+  export_->add_option("--run", options->run,
+                      "only this run (id, label, label~N, git:COMMIT, latest~N), its results and "
+                      "notes, re-chained as a ledger of its own");
+  add_ledger_option(*export_, *options);
+
+  CLI::App* verify = ledger->add_subcommand(
+      "verify", "recompute the hash chain; exit 1 naming the first bad record");
+  verify->add_option("--head", options->head,
+                     "a head hash saved earlier: fail unless that record is still present");
+  add_ledger_option(*verify, *options);
+
+  CLI::App* log = ledger->add_subcommand("log", "list runs, newest first");
+  log->add_option("-n,--limit", options->limit, "at most this many runs (default: all)");
+  add_ledger_option(*log, *options);
+
+  CLI::App* show = ledger->add_subcommand("show", "one run and its results as a table");
+  show->add_option("SELECTOR", options->selector,
+                   "run id, label, label~N, git:COMMIT, latest or latest~N")
+      ->required();
+  add_ledger_option(*show, *options);
+
+  CLI::App* note = ledger->add_subcommand("note", "append a note about a run or result");
+  note->add_option("TARGET", options->target, "a run or result id, or a run selector")->required();
+  note->add_option("--kind", options->kind, "accept-regression, invalidate or comment")->required();
+  note->add_option("--text", options->text, "what the note says")->required();
+  note->add_option("--author", options->author, "who says it (default: $USER)");
+  note->add_option("--bench", options->bench, "the benchmark the note is about");
+  add_ledger_option(*note, *options);
+
+  return [options, import, export_, verify, log, show, note]() -> int {
+    if (import->parsed()) return run_import(*options);
+    if (export_->parsed()) return run_export(*options);
+    if (verify->parsed()) return run_verify(*options);
+    if (log->parsed()) return run_log(*options);
+    if (show->parsed()) return run_show(*options);
+    if (note->parsed()) return run_note(*options);
+    return 2;
+  };
 }
 
 }  // namespace benchledger::cli

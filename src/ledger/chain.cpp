@@ -1,0 +1,141 @@
+// Serializing, chaining and verifying records (see chain.hpp).
+#include "ledger/chain.hpp"
+
+#include <fmt/format.h>
+
+#include <benchledger/error.hpp>
+
+#include "ledger/canonical.hpp"
+
+namespace benchledger::ledger {
+
+std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch) {
+  std::vector<PendingRecord> out;
+  out.reserve(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    Record record = batch[i];
+    header_of(record).prev = std::string(k_zero_hash);
+    PendingRecord pending;
+    try {
+      pending.bytes = serialize(record);
+      if (pending.bytes.size() > k_max_line_bytes) {
+        throw Error(fmt::format("record is {} bytes, over the limit of {} bytes a line",
+                                pending.bytes.size(), k_max_line_bytes));
+      }
+      std::ignore = parse_record(pending.bytes);  // validation only
+    } catch (const Error& e) {
+      throw Error(fmt::format(
+          "record {} of the batch ({} {}): {}", i + 1, type_name(batch[i]),
+          header_of(batch[i]).id.empty() ? "without id" : header_of(batch[i]).id, e.what()));
+    }
+    pending.prev_at = prev_offset(pending.bytes);
+    if (pending.prev_at == std::string::npos) {
+      throw Error(
+          fmt::format("record {} of the batch: serialize() wrote non-canonical bytes", i + 1));
+    }
+    pending.id = header_of(record).id;
+    pending.type = type_name(record);
+    pending.index = i;
+    out.push_back(std::move(pending));
+  }
+  return out;
+}
+
+std::string chain_onto(std::vector<PendingRecord>& batch, std::string head) {
+  for (auto& pending : batch) {
+    pending.bytes.replace(pending.prev_at, head.size(), head);
+    head = sha256_hex(pending.bytes);
+  }
+  return head;
+}
+
+std::string content_without_prev(std::string_view bytes) {
+  std::string out(bytes);
+  const std::size_t at = prev_offset(out);
+  if (at != std::string::npos) {
+    out.replace(at, k_zero_hash.size(), k_zero_hash);
+    return out;
+  }
+  Record record = parse_record(bytes);
+  header_of(record).prev = std::string(k_zero_hash);
+  return serialize(record);
+}
+
+ChainVerifier::ChainVerifier(std::string ledger, std::string unit, std::optional<std::string> head)
+    : m_ledger(std::move(ledger)),
+      m_unit(std::move(unit)),
+      m_head(std::move(head)),
+      m_last_hash(k_zero_hash) {
+  m_report.head = std::string(k_zero_hash);
+}
+
+void ChainVerifier::fail(std::int64_t position, std::string_view id, const std::string& problem) {
+  m_report.ok = false;
+  m_report.bad_position = position;
+  if (!id.empty()) m_report.bad_id = std::string(id);
+  m_report.problem = fmt::format("{}: {} {}{}: {}", m_ledger, m_unit, position,
+                                 id.empty() ? std::string() : fmt::format(" (id {})", id), problem);
+}
+
+bool ChainVerifier::add(std::int64_t position, std::string_view bytes) {
+  if (!m_report.ok) return false;
+  const std::string hash = sha256_hex(bytes);
+  std::string id, prev;
+  std::string invalid;
+  try {
+    const Record record = parse_record(bytes);
+    id = header_of(record).id;
+    prev = header_of(record).prev;
+  } catch (const Error& e) {
+    invalid = e.what();
+    if (const auto peek = peek_canonical(bytes)) {
+      id = std::string(peek->id);
+      prev = std::string(peek->prev);
+    }
+  }
+  if (!prev.empty() && prev != m_last_hash) {
+    std::string problem;
+    if (m_last_position == 0) {
+      problem = fmt::format(
+          "the first record's prev is {}, not 64 zeros: records before it were removed", prev);
+    } else {
+      problem = fmt::format(
+          "prev is {} but {} {} (id {}) hashes to {}: {} {} was changed, or records after it "
+          "were removed or reordered",
+          prev, m_unit, m_last_position, m_last_id, m_last_hash, m_unit, m_last_position);
+    }
+    if (!invalid.empty()) problem += "; the record itself is not valid: " + invalid;
+    fail(position, id, problem);
+    return false;
+  }
+  if (!invalid.empty()) {
+    fail(position, id, "not a valid record (a byte was changed?): " + invalid);
+    return false;
+  }
+  ++m_report.records;
+  m_last_hash = hash;
+  m_last_position = position;
+  m_last_id = id;
+  m_report.head = hash;
+  if (m_head && *m_head == hash) m_head_found = true;
+  return true;
+}
+
+void ChainVerifier::add_bad(std::int64_t position, std::string_view id,
+                            const std::string& problem) {
+  if (!m_report.ok) return;
+  fail(position, id, problem);
+}
+
+VerifyReport ChainVerifier::finish() {
+  if (m_report.ok && m_head && !m_head_found) {
+    m_report.ok = false;
+    m_report.problem = fmt::format(
+        "{}: the saved head {} is not the hash of any of its {} records (head now {}): its "
+        "history was truncated or rewritten",
+        m_ledger, *m_head, m_report.records, m_report.head);
+  }
+  return m_report;
+}
+
+}  // namespace benchledger::ledger

@@ -1,0 +1,69 @@
+// The hash chain every store keeps (DESIGN.md, "The ledger"): a record's `prev` is the SHA-256
+// of the previous record's exact bytes in the same store, 64 zeros for the first. This file
+// holds what the stores share: serializing a batch before taking a lock, chaining it onto the
+// store's head under the lock, the identity of a record for import, and verification.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <benchledger/ledger.hpp>
+#include <benchledger/record.hpp>
+
+namespace benchledger::ledger {
+
+// A serialized record waiting to be chained.
+struct PendingRecord {
+  std::string bytes;  // canonical bytes, `prev` still 64 zeros
+  std::string id;
+  std::string_view type;
+  std::size_t prev_at = 0;  // offset of the 64 characters of `prev` in bytes
+  std::size_t index = 0;    // the record's place in the batch given to serialize_batch
+};
+
+// Serializes and validates a batch (each record's bytes are parsed back, so a store never holds
+// a record its readers would refuse). Throws Error naming the record by its place in the batch.
+std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch);
+
+// Writes `prev` into each record in order, starting from `head`, and returns the new head: the
+// hash of the last record (or `head` itself for an empty batch).
+std::string chain_onto(std::vector<PendingRecord>& batch, std::string head);
+
+// What import compares: a record's canonical bytes with `prev` set to 64 zeros.
+std::string content_without_prev(std::string_view bytes);
+
+// Recomputes a chain record by record and names the first record that breaks it.
+class ChainVerifier {
+ public:
+  // `unit` names a position in messages: "line" for NDJSON, "record" for databases.
+  ChainVerifier(std::string ledger, std::string unit, std::optional<std::string> head);
+
+  // Checks the next record. Returns false once the chain is broken: stop reading then.
+  bool add(std::int64_t position, std::string_view bytes);
+  // A record found bad by the store itself (a line over the length limit, a database column
+  // that disagrees with the record's bytes); `id` may be empty.
+  void add_bad(std::int64_t position, std::string_view id, const std::string& problem);
+
+  void warn(std::string warning) { m_report.warnings.push_back(std::move(warning)); }
+  bool broken() const { return !m_report.ok; }
+
+  // The report; checks the saved head when one was given.
+  VerifyReport finish();
+
+ private:
+  void fail(std::int64_t position, std::string_view id, const std::string& problem);
+
+  std::string m_ledger;
+  std::string m_unit;
+  std::optional<std::string> m_head;
+  bool m_head_found = false;
+  VerifyReport m_report;
+  std::string m_last_hash;
+  std::int64_t m_last_position = 0;
+  std::string m_last_id;
+};
+
+}  // namespace benchledger::ledger

@@ -1,0 +1,62 @@
+// The fault-injection seam of the NDJSON store (see file_ops.hpp).
+#include "ledger/ndjson/file_ops.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include <benchledger/error.hpp>
+
+namespace benchledger::ledger::ndjson {
+
+namespace {
+
+ssize_t real_write(int fd, const void* data, std::size_t size) {
+  return ::write(fd, data, size);
+}
+
+int real_fdatasync(int fd) {
+  return ::fdatasync(fd);
+}
+
+ssize_t failing_write(int, const void*, std::size_t) {
+  errno = EIO;
+  return -1;
+}
+
+ssize_t half_then_failing_write(int fd, const void* data, std::size_t size) {
+  static bool wrote_half = false;
+  if (!wrote_half && size > 1) {
+    wrote_half = true;
+    return ::write(fd, data, size / 2);
+  }
+  errno = EIO;
+  return -1;
+}
+
+int failing_fdatasync(int) {
+  errno = EIO;
+  return -1;
+}
+
+FileOps choose() {
+  const char* fault = std::getenv("BENCHLEDGER_TEST_FAULT");
+  const std::string name = fault == nullptr ? "" : fault;
+  if (name.empty()) return {real_write, real_fdatasync};
+  if (name == "write-eio") return {failing_write, real_fdatasync};
+  if (name == "short-write-eio") return {half_then_failing_write, real_fdatasync};
+  if (name == "fdatasync-eio") return {real_write, failing_fdatasync};
+  throw Error("BENCHLEDGER_TEST_FAULT=" + name +
+              ": unknown fault (write-eio, short-write-eio or fdatasync-eio)");
+}
+
+}  // namespace
+
+const FileOps& file_ops() {
+  static const FileOps ops = choose();
+  return ops;
+}
+
+}  // namespace benchledger::ledger::ndjson

@@ -1,0 +1,24 @@
+// The one seam where tests inject the faults a test cannot produce for real: an I/O error on
+// the ledger file's write() or fdatasync(). A full disk needs no seam (RLIMIT_FSIZE gives a real
+// EFBIG). Production code always gets the real calls unless the environment variable
+// BENCHLEDGER_TEST_FAULT names a fault, which only tests set:
+//   write-eio        the first write of a batch fails with EIO, nothing written
+//   short-write-eio  the first write writes half the batch, the next one fails with EIO
+//   fdatasync-eio    fdatasync fails with EIO after the batch was written
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace benchledger::ledger::ndjson {
+
+struct FileOps {
+  ssize_t (*write)(int fd, const void* data, std::size_t size);
+  int (*fdatasync)(int fd);
+};
+
+// The calls to use for the ledger file. Throws Error on an unknown BENCHLEDGER_TEST_FAULT.
+const FileOps& file_ops();
+
+}  // namespace benchledger::ledger::ndjson

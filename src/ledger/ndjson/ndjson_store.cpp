@@ -1,0 +1,672 @@
+// The NDJSON store (see ndjson_store.hpp).
+#include "ledger/ndjson/ndjson_store.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <benchledger/error.hpp>
+
+#include "ledger/canonical.hpp"
+#include "ledger/chain.hpp"
+#include "ledger/ndjson/file_ops.hpp"
+#include "ledger/ndjson/line_reader.hpp"
+
+namespace benchledger::ledger::ndjson {
+
+namespace {
+
+std::string errno_text(int error) {
+  return std::strerror(error);
+}
+
+// A file descriptor closed on scope exit.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : m_fd(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(m_fd, other.m_fd);
+    return *this;
+  }
+  ~Fd() {
+    // Nothing to do when close fails: every write that matters was fdatasync'ed before.
+    if (m_fd >= 0) std::ignore = ::close(m_fd);
+  }
+  int get() const { return m_fd; }
+
+ private:
+  int m_fd = -1;
+};
+
+void pread_exact(int fd, char* out, std::size_t size, std::int64_t offset,
+                 const std::string& name) {
+  while (size > 0) {
+    const ssize_t got = ::pread(fd, out, size, offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(fmt::format("cannot read {}: {}", name, errno_text(errno)));
+    if (got == 0) throw Error(fmt::format("cannot read {}: it shrank while being read", name));
+    out += got;
+    size -= static_cast<std::size_t>(got);
+    offset += got;
+  }
+}
+
+std::string read_range(int fd, std::int64_t from, std::int64_t to, const std::string& name) {
+  std::string out(static_cast<std::size_t>(to - from), '\0');
+  pread_exact(fd, out.data(), out.size(), from, name);
+  return out;
+}
+
+// The offset of the last '\n' in [from, before), or -1: reads backwards in blocks, so finding
+// the last record of a large ledger costs one or two reads.
+std::int64_t rfind_newline(int fd, std::int64_t before, const std::string& name,
+                           std::int64_t from = 0) {
+  constexpr std::int64_t k_block = 64 * 1024;
+  std::string block;
+  while (before > from) {
+    const std::int64_t start = std::max(from, before - k_block);
+    block.resize(static_cast<std::size_t>(before - start));
+    pread_exact(fd, block.data(), block.size(), start, name);
+    const void* hit = ::memrchr(block.data(), '\n', block.size());
+    if (hit != nullptr) return start + (static_cast<const char*>(hit) - block.data());
+    before = start;
+  }
+  return -1;
+}
+
+// The hash of the last complete line of [0, end), where end is just after a '\n' (or 0).
+std::string last_line_hash(int fd, std::int64_t end, const std::string& name) {
+  if (end == 0) return std::string(k_zero_hash);
+  const std::int64_t start = rfind_newline(fd, end - 1, name) + 1;
+  return sha256_hex(read_range(fd, start, end - 1, name));
+}
+
+void fsync_directory(const std::filesystem::path& dir) {
+  const Fd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
+    throw Error(
+        fmt::format("cannot make directory {} durable: {}", dir.string(), errno_text(errno)));
+  }
+}
+
+// Creates the missing directories above `path`, each made durable in its parent.
+void make_parent_directories(const std::filesystem::path& path) {
+  const std::filesystem::path parent = path.parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(parent, ec)) return;
+  make_parent_directories(parent);
+  if (::mkdir(parent.c_str(), 0777) != 0 && errno != EEXIST) {
+    throw Error(fmt::format("cannot create directory {}: {}", parent.string(), errno_text(errno)));
+  }
+  fsync_directory(parent.parent_path());
+}
+
+std::string compact_utc_now() {
+  std::string stamp = now_rfc3339();  // 2026-11-22T04:27:59.123456Z
+  std::erase(stamp, '-');
+  std::erase(stamp, ':');
+  return stamp;  // 20261122T042759.123456Z
+}
+
+// The marker of an append in flight (see ndjson_store.hpp).
+struct Marker {
+  bool valid = false;
+  std::uint64_t dev = 0, ino = 0;
+  std::int64_t offset = 0, end = 0;
+  std::string head;
+};
+
+std::filesystem::path marker_path(const std::filesystem::path& ledger) {
+  return ledger.string() + ".appending";
+}
+
+std::optional<Marker> read_marker(const std::filesystem::path& ledger) {
+  const Fd fd(::open(marker_path(ledger).c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw Error(fmt::format("cannot read {}: {}", marker_path(ledger).string(), errno_text(errno)));
+  }
+  char text[512];
+  ssize_t got;
+  do {
+    got = ::read(fd.get(), text, sizeof text - 1);
+  } while (got < 0 && errno == EINTR);
+  Marker marker;
+  if (got <= 0) return marker;
+  text[got] = '\0';
+  unsigned long long dev = 0, ino = 0;
+  long long offset = 0, end = 0;
+  char head[65] = {};
+  if (std::sscanf(text, "benchledger-append 1 dev=%llu ino=%llu offset=%lld end=%lld head=%64s\n",
+                  &dev, &ino, &offset, &end, head) == 5 &&
+      std::strlen(head) == 64 && offset >= 0 && end > offset && text[got - 1] == '\n') {
+    marker = {true, dev, ino, offset, end, head};
+  }
+  return marker;
+}
+
+void write_marker(const std::filesystem::path& ledger, const Marker& marker) {
+  const std::string text =
+      fmt::format("benchledger-append 1 dev={} ino={} offset={} end={} head={}\n", marker.dev,
+                  marker.ino, marker.offset, marker.end, marker.head);
+  const Fd fd(::open(marker_path(ledger).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  ssize_t wrote = -1;
+  if (fd.get() >= 0) {
+    do {
+      wrote = ::write(fd.get(), text.data(), text.size());
+    } while (wrote < 0 && errno == EINTR);
+  }
+  if (wrote != static_cast<ssize_t>(text.size())) {
+    const int error = wrote < 0 ? errno : ENOSPC;
+    std::ignore = ::unlink(marker_path(ledger).c_str());  // a partial marker is harmless too
+    throw Error(fmt::format("cannot append to {}: cannot write {}: {} (nothing was written)",
+                            ledger.string(), marker_path(ledger).string(), errno_text(error)));
+  }
+}
+
+void remove_marker(const std::filesystem::path& ledger) {
+  // If this fails the next writer finds the marker, sees the batch complete and keeps it.
+  std::ignore = ::unlink(marker_path(ledger).c_str());
+}
+
+// Copies [from, to) of the ledger to `<ledger>.torn-<UTC time>`, made durable; returns its path.
+std::string move_aside(int fd, std::int64_t from, std::int64_t to,
+                       const std::filesystem::path& ledger) {
+  const std::string name = ledger.string();
+  std::string side = name + ".torn-" + compact_utc_now();
+  Fd out(::open(side.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  for (int n = 2; out.get() < 0 && errno == EEXIST; ++n) {
+    side = name + ".torn-" + compact_utc_now() + "-" + std::to_string(n);
+    out = Fd(::open(side.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  }
+  if (out.get() < 0) {
+    throw Error(fmt::format("cannot move the torn tail of {} aside: cannot create {}: {}", name,
+                            side, errno_text(errno)));
+  }
+  constexpr std::int64_t k_chunk = 1 << 20;
+  for (std::int64_t at = from; at < to; at += k_chunk) {
+    const std::string chunk = read_range(fd, at, std::min(to, at + k_chunk), name);
+    std::size_t done = 0;
+    while (done < chunk.size()) {
+      const ssize_t wrote = ::write(out.get(), chunk.data() + done, chunk.size() - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote < 0) {
+        throw Error(fmt::format("cannot move the torn tail of {} aside to {}: {}", name, side,
+                                errno_text(errno)));
+      }
+      done += static_cast<std::size_t>(wrote);
+    }
+  }
+  if (::fsync(out.get()) != 0) {
+    throw Error(fmt::format("cannot move the torn tail of {} aside: fsync of {} failed: {}", name,
+                            side, errno_text(errno)));
+  }
+  return side;
+}
+
+void truncate_to(int fd, std::int64_t size, const std::string& name) {
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    throw Error(fmt::format("cannot truncate {} to {} bytes: {}", name, size, errno_text(errno)));
+  }
+}
+
+// Under the lock: finishes what an interrupted append left, so that the file ends with a
+// complete batch. Returns the size after repair.
+std::int64_t repair(int fd, const std::filesystem::path& ledger,
+                    std::vector<std::string>& warnings) {
+  const std::string name = ledger.string();
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
+  std::int64_t size = st.st_size;
+
+  if (const auto marker = read_marker(ledger)) {
+    const bool ours = marker->valid && marker->dev == static_cast<std::uint64_t>(st.st_dev) &&
+                      marker->ino == static_cast<std::uint64_t>(st.st_ino);
+    if (ours && size >= marker->end) {
+      // Complete if the batch's last line is where the marker says and hashes to its head.
+      const std::int64_t start = rfind_newline(fd, marker->end - 1, name, marker->offset) + 1;
+      const bool complete = read_range(fd, marker->end - 1, marker->end, name) == "\n" &&
+                            sha256_hex(read_range(fd, std::max(start, marker->offset),
+                                                  marker->end - 1, name)) == marker->head;
+      if (complete) {
+        // Its writer died before reporting it; make it durable now rather than drop it.
+        if (file_ops().fdatasync(fd) != 0) {
+          throw Error(fmt::format("cannot append to {}: fdatasync failed: {} (nothing was written)",
+                                  name, errno_text(errno)));
+        }
+      } else {
+        const std::string side = move_aside(fd, marker->offset, size, ledger);
+        truncate_to(fd, marker->offset, name);
+        warnings.push_back(
+            fmt::format("{}: moved {} bytes of an interrupted append (from byte {}) to {}", name,
+                        size - marker->offset, marker->offset, side));
+        size = marker->offset;
+      }
+    } else if (ours && size > marker->offset) {
+      const std::string side = move_aside(fd, marker->offset, size, ledger);
+      truncate_to(fd, marker->offset, name);
+      warnings.push_back(
+          fmt::format("{}: moved {} bytes of an interrupted append (from byte {}) to {}", name,
+                      size - marker->offset, marker->offset, side));
+      size = marker->offset;
+    }
+    // A marker that is not valid was being written when its writer died: the batch after it
+    // had not started. One for another file (the ledger was replaced) does not apply.
+    remove_marker(ledger);
+  }
+
+  const std::int64_t complete_end = rfind_newline(fd, size, name) + 1;
+  if (complete_end < size) {
+    const std::string side = move_aside(fd, complete_end, size, ledger);
+    truncate_to(fd, complete_end, name);
+    warnings.push_back(fmt::format("{}: moved a torn tail of {} bytes (from byte {}) to {}", name,
+                                   size - complete_end, complete_end, side));
+    size = complete_end;
+  }
+  return size;
+}
+
+}  // namespace
+
+NdjsonStore::NdjsonStore(std::string uri, std::filesystem::path path)
+    : m_uri(std::move(uri)), m_path(std::move(path)) {}
+
+AppendResult NdjsonStore::append(std::vector<Record> batch) {
+  return append_records(std::move(batch), false);
+}
+
+AppendResult NdjsonStore::import(std::vector<Record> batch) {
+  return append_records(std::move(batch), true);
+}
+
+AppendResult NdjsonStore::append_records(std::vector<Record> batch, bool import) {
+  const std::string name = m_path.string();
+  std::vector<PendingRecord> pending = serialize_batch(batch);  // before taking the lock
+  m_warnings.clear();
+
+  Fd fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+  if (fd.get() < 0 && errno == ENOENT) {
+    make_parent_directories(m_path);
+    fd = Fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (fd.get() >= 0) {
+      fsync_directory(m_path.parent_path());  // the new name must survive a crash too
+    } else if (errno == EEXIST) {
+      fd = Fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));  // another writer won
+    }
+  }
+  if (fd.get() < 0) {
+    throw Error(fmt::format("cannot open {} for appending: {} (nothing was written)", name,
+                            errno_text(errno)));
+  }
+  // flock, not fcntl: any close() in this process would drop an fcntl lock.
+  while (::flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      throw Error(fmt::format("cannot lock {}: {} (nothing was written)", name, errno_text(errno)));
+    }
+  }
+
+  const std::int64_t size = repair(fd.get(), m_path, m_warnings);
+  std::string head = last_line_hash(fd.get(), size, name);
+
+  AppendResult result;
+  if (import) {
+    // Idempotent by id: the same content (prev aside) is skipped, other content refused.
+    std::unordered_map<std::string_view, std::size_t> wanted;
+    std::vector<bool> skip(pending.size(), false);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      const auto [it, inserted] = wanted.emplace(pending[i].id, i);
+      if (inserted) continue;
+      if (pending[it->second].bytes != pending[i].bytes) {
+        throw ConflictError(
+            fmt::format("field \"id\": {} appears twice with different content", pending[i].id), i);
+      }
+      skip[i] = true;
+    }
+    const Fd reader_fd(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (reader_fd.get() < 0)
+      throw Error(fmt::format("cannot read {}: {}", name, errno_text(errno)));
+    LineReader reader(reader_fd.get(), name, size);
+    LineReader::Line line;
+    while (reader.next(line)) {
+      if (line.too_long) continue;
+      std::string id;
+      if (const auto peek = peek_canonical(line.bytes)) {
+        id = std::string(peek->id);
+      } else {
+        try {
+          id = header_of(parse_record(line.bytes)).id;
+        } catch (const Error&) {
+          continue;  // verify reports a bad line; it cannot hold an id being imported
+        }
+      }
+      const auto it = wanted.find(id);
+      if (it == wanted.end()) continue;
+      if (content_without_prev(line.bytes) != pending[it->second].bytes) {
+        throw ConflictError(fmt::format("field \"id\": {} is already in {} (line {}) with other "
+                                        "content; records are never changed, add a note instead",
+                                        id, name, line.number),
+                            it->second);
+      }
+      for (std::size_t i = it->second; i < pending.size(); ++i) {
+        if (pending[i].id == id) skip[i] = true;
+      }
+    }
+    std::vector<PendingRecord> kept;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (skip[i]) {
+        ++result.skipped;
+      } else {
+        kept.push_back(std::move(pending[i]));
+      }
+    }
+    pending = std::move(kept);
+  }
+
+  if (pending.empty()) {
+    result.head = head;
+    return result;
+  }
+  head = chain_onto(pending, head);
+  std::size_t total = 0;
+  for (const auto& record : pending) total += record.bytes.size() + 1;
+  std::string bytes;
+  bytes.reserve(total);
+  for (const auto& record : pending) {
+    bytes += record.bytes;
+    bytes += '\n';
+  }
+
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
+  write_marker(m_path,
+               {true, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                size, size + static_cast<std::int64_t>(bytes.size()), head});
+
+  // Removes a failed batch again, so that nothing is left that was not reported as written.
+  const auto undo = [&](const std::string& what, int error) -> Error {
+    if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0) {
+      return Error(fmt::format(
+          "cannot append to {}: {}: {}; removing the partly written batch failed too ({}): the "
+          "next append moves it aside, and readers ignore it until then",
+          name, what, errno_text(error), errno_text(errno)));
+    }
+    remove_marker(m_path);
+    return Error(fmt::format("cannot append to {}: {}: {} (nothing was written)", name, what,
+                             errno_text(error)));
+  };
+
+  // O_APPEND makes seek-and-write one step; one write() keeps the batch contiguous. A short
+  // write (a signal, a file size limit) continues under the lock until an error stops it.
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t wrote =
+        file_ops().write(fd.get(), bytes.data() + written, bytes.size() - written);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      const int error = wrote < 0 ? errno : EIO;
+      throw undo(fmt::format("write failed after {} of {} bytes", written, bytes.size()), error);
+    }
+    written += static_cast<std::size_t>(wrote);
+  }
+  // Durable before success is reported. A failed fdatasync is never retried: the kernel may
+  // have dropped the dirty pages, so a second call could succeed without the data on disk.
+  if (file_ops().fdatasync(fd.get()) != 0) {
+    const int error = errno;
+    throw undo(
+        "fdatasync failed (not retried: the device may have lost the data; check it and "
+        "run `benchledger ledger verify`)",
+        error);
+  }
+  remove_marker(m_path);
+  result.appended = static_cast<std::int64_t>(pending.size());
+  result.head = head;
+  return result;
+}
+
+bool NdjsonStore::read_lines(const std::function<bool(const LineVisit&)>& visit) const {
+  const std::string name = m_path.string();
+  m_warnings.clear();
+  const Fd fd(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) {
+      m_warnings.push_back(fmt::format("{} does not exist yet: read as an empty ledger", name));
+      return false;
+    }
+    throw Error(fmt::format("cannot open {}: {}", name, errno_text(errno)));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
+  if (!S_ISREG(st.st_mode)) throw Error(fmt::format("cannot read {}: not a regular file", name));
+  std::int64_t limit = st.st_size;
+  // The marker is read after the size: a batch started since is beyond `limit` anyway.
+  if (const auto marker = read_marker(m_path);
+      marker && marker->valid && marker->dev == static_cast<std::uint64_t>(st.st_dev) &&
+      marker->ino == static_cast<std::uint64_t>(st.st_ino) && marker->offset < limit) {
+    m_warnings.push_back(fmt::format(
+        "{}: an append is in progress or was interrupted: the {} bytes after byte {} are not read",
+        name, limit - marker->offset, marker->offset));
+    limit = marker->offset;
+  }
+  LineReader reader(fd.get(), name, limit);
+  LineReader::Line line;
+  while (reader.next(line)) {
+    if (!visit({line.number, line.offset, line.length, line.bytes, line.too_long})) return true;
+  }
+  if (reader.tail_bytes() > 0) {
+    m_warnings.push_back(fmt::format(
+        "{}: ignored {} bytes after the last complete line (line {}): a torn tail of an "
+        "interrupted append; the next append moves it aside",
+        name, reader.tail_bytes(), reader.lines()));
+  }
+  return true;
+}
+
+Record NdjsonStore::parse_line(const LineVisit& line) const {
+  if (line.too_long) {
+    throw IntegrityError(fmt::format("{} line {}: record is over the limit of {} bytes a line",
+                                     m_path.string(), line.number, k_max_line_bytes));
+  }
+  try {
+    return parse_record(line.bytes);
+  } catch (const Error& e) {
+    throw IntegrityError(fmt::format("{} line {}: {} (run `benchledger ledger verify`)",
+                                     m_path.string(), line.number, e.what()));
+  }
+}
+
+void NdjsonStore::scan(const std::function<bool(const StoredRecord&)>& visit) const {
+  read_lines([&](const LineVisit& line) {
+    StoredRecord stored{line.number, std::string(line.bytes), parse_line(line)};
+    return visit(stored);
+  });
+}
+
+void NdjsonStore::scan_bytes(
+    const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
+  read_lines([&](const LineVisit& line) {
+    if (line.too_long) parse_line(line);  // throws
+    return visit(line.number, line.bytes);
+  });
+}
+
+namespace {
+
+bool matches(const RunSelector& selector, std::string_view id,
+             const std::optional<std::string_view>& label,
+             const std::optional<std::string_view>& commit) {
+  switch (selector.kind) {
+    case RunSelector::Kind::id:
+      return id == selector.value;
+    case RunSelector::Kind::label:
+      return label && *label == selector.value;
+    case RunSelector::Kind::git:
+      return commit && commit->substr(0, selector.value.size()) == selector.value;
+    case RunSelector::Kind::latest:
+      return true;
+  }
+  return false;
+}
+
+std::size_t saturating_add(std::size_t a, std::size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::int64_t, std::string>> NdjsonStore::run_lines(
+    const RunSelector& selector, std::size_t limit) const {
+  std::deque<std::pair<std::int64_t, std::string>> newest;  // the last back + limit matches
+  const std::size_t keep = saturating_add(static_cast<std::size_t>(selector.back), limit);
+  if (keep == 0) return {};
+  read_lines([&](const LineVisit& line) {
+    bool match = false;
+    const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
+    if (peek && peek->type != RecordType::run) return true;
+    if (peek && selector.kind == RunSelector::Kind::id) {
+      match = peek->id == selector.value;
+    } else if (peek && selector.kind == RunSelector::Kind::latest) {
+      match = true;
+    } else if (const auto run = peek ? peek_run(line.bytes) : std::nullopt) {
+      match = matches(selector, peek->id, run->label, run->commit);
+    } else {
+      const Record record = parse_line(line);
+      const auto* run_record = std::get_if<RunRecord>(&record);
+      if (run_record == nullptr) return true;
+      const auto& label = run_record->label;
+      const auto& commit = run_record->git.commit;
+      match = matches(selector, run_record->header.id,
+                      label ? std::optional<std::string_view>(*label) : std::nullopt,
+                      commit ? std::optional<std::string_view>(*commit) : std::nullopt);
+    }
+    if (!match) return true;
+    newest.emplace_back(line.number, std::string(line.bytes));
+    if (newest.size() > keep) newest.pop_front();
+    return selector.kind != RunSelector::Kind::id;  // ids are unique: stop at the first
+  });
+  std::vector<std::pair<std::int64_t, std::string>> out(newest.rbegin(), newest.rend());
+  out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                           out.size(), static_cast<std::size_t>(selector.back))));
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+std::vector<RunRecord> NdjsonStore::find_runs(const RunSelector& selector,
+                                              std::size_t limit) const {
+  std::vector<RunRecord> out;
+  for (auto& [number, bytes] : run_lines(selector, limit)) {
+    Record record = parse_line({number, 0, 0, bytes, false});
+    out.push_back(std::get<RunRecord>(std::move(record)));
+  }
+  return out;
+}
+
+std::optional<RunRecord> NdjsonStore::find_run(const RunSelector& selector) const {
+  auto runs = find_runs(selector, 1);
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
+}
+
+std::vector<ResultRecord> NdjsonStore::results_of(const std::string& run_id) const {
+  std::vector<ResultRecord> out;
+  read_lines([&](const LineVisit& line) {
+    const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
+    if (peek && (peek->type != RecordType::result || peek->run != run_id)) return true;
+    Record record = parse_line(line);
+    if (auto* result = std::get_if<ResultRecord>(&record); result && result->run == run_id) {
+      out.push_back(std::move(*result));
+    }
+    return true;
+  });
+  return out;
+}
+
+std::vector<NoteRecord> NdjsonStore::notes() const {
+  std::vector<NoteRecord> out;
+  read_lines([&](const LineVisit& line) {
+    const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
+    if (peek && peek->type != RecordType::note) return true;
+    Record record = parse_line(line);
+    if (auto* note = std::get_if<NoteRecord>(&record)) out.push_back(std::move(*note));
+    return true;
+  });
+  return out;
+}
+
+std::optional<StoredRecord> NdjsonStore::find_record(const std::string& id) const {
+  std::optional<StoredRecord> found;
+  read_lines([&](const LineVisit& line) {
+    const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
+    if (peek && peek->id != id) return true;
+    Record record = parse_line(line);
+    if (header_of(record).id != id) return true;
+    found = StoredRecord{line.number, std::string(line.bytes), std::move(record)};
+    return false;
+  });
+  return found;
+}
+
+std::vector<RunListing> NdjsonStore::log(std::size_t limit) const {
+  std::deque<std::pair<std::int64_t, std::string>> runs;
+  std::unordered_map<std::string, std::int64_t> counts;
+  read_lines([&](const LineVisit& line) {
+    const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
+    if (peek && peek->type == RecordType::result) {
+      ++counts[std::string(peek->run)];
+      return true;
+    }
+    if (peek && peek->type == RecordType::note) return true;
+    if (!peek) {
+      const Record record = parse_line(line);
+      if (const auto* result = std::get_if<ResultRecord>(&record)) ++counts[result->run];
+      if (!std::holds_alternative<RunRecord>(record)) return true;
+    }
+    runs.emplace_back(line.number, std::string(line.bytes));
+    if (limit != 0 && runs.size() > limit) runs.pop_front();
+    return true;
+  });
+  std::vector<RunListing> out;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    RunListing listing;
+    listing.run = std::get<RunRecord>(parse_line({it->first, 0, 0, it->second, false}));
+    const auto count = counts.find(listing.run.header.id);
+    listing.results = count == counts.end() ? 0 : count->second;
+    out.push_back(std::move(listing));
+  }
+  return out;
+}
+
+VerifyReport NdjsonStore::verify(const std::optional<std::string>& head) const {
+  ChainVerifier verifier(m_path.string(), "line", head);
+  const bool exists = read_lines([&](const LineVisit& line) {
+    if (line.too_long) {
+      verifier.add_bad(line.number, "",
+                       fmt::format("record is {} bytes, over the limit of {} bytes a line",
+                                   line.length, k_max_line_bytes));
+      return false;
+    }
+    return verifier.add(line.number, line.bytes);
+  });
+  if (!exists) throw Error(fmt::format("cannot verify {}: it does not exist", m_path.string()));
+  for (const auto& warning : m_warnings) verifier.warn(warning);
+  return verifier.finish();
+}
+
+}  // namespace benchledger::ledger::ndjson

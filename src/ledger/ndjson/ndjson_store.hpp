@@ -1,0 +1,65 @@
+// The NDJSON store: one record a line in one file (DESIGN.md, "The ledger").
+//
+// Appending: open with O_APPEND, take flock(LOCK_EX), repair what an interrupted append left
+// (see below), read the last line backwards for the head hash, write the whole batch with one
+// write(), fdatasync, and only then report success. A new file's directory is fsynced too.
+// Readers take no lock: they read up to the size they saw when they started, stop at the last
+// complete line and ignore a torn tail with a warning.
+//
+// An append in flight is announced by a small marker file, `<ledger>.appending`, written before
+// the batch and removed after its fdatasync. If a writer dies between the two (SIGKILL, say),
+// the next writer finds the marker under the lock and either keeps the batch (all of it is
+// there) or moves the partial batch aside to `<ledger>.torn-<UTC time>` and truncates it, so a
+// batch is never half present. Readers treat bytes after a marker's offset as not yet appended.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <benchledger/ledger.hpp>
+
+namespace benchledger::ledger::ndjson {
+
+class NdjsonStore final : public Store {
+ public:
+  // `uri` is kept for messages; `path` is the file. Nothing is opened or created here.
+  NdjsonStore(std::string uri, std::filesystem::path path);
+
+  std::string uri() const override { return m_uri; }
+  AppendResult append(std::vector<Record> batch) override;
+  AppendResult import(std::vector<Record> batch) override;
+  void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
+  std::optional<RunRecord> find_run(const RunSelector& selector) const override;
+  std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
+  std::vector<ResultRecord> results_of(const std::string& run_id) const override;
+  std::vector<NoteRecord> notes() const override;
+  VerifyReport verify(const std::optional<std::string>& head) const override;
+  std::vector<std::string> warnings() const override { return m_warnings; }
+  void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
+      const override;
+  std::optional<StoredRecord> find_record(const std::string& id) const override;
+  std::vector<RunListing> log(std::size_t limit) const override;
+
+ private:
+  // One pass over the complete lines of a consistent snapshot; `visit` returns false to stop.
+  // Returns false when the ledger does not exist.
+  struct LineVisit {
+    std::int64_t number;
+    std::int64_t offset;
+    std::int64_t length;
+    std::string_view bytes;
+    bool too_long;
+  };
+  bool read_lines(const std::function<bool(const LineVisit&)>& visit) const;
+  Record parse_line(const LineVisit& line) const;  // throws IntegrityError naming the line
+  AppendResult append_records(std::vector<Record> batch, bool import);
+  std::vector<std::pair<std::int64_t, std::string>> run_lines(const RunSelector& selector,
+                                                              std::size_t limit) const;
+
+  std::string m_uri;
+  std::filesystem::path m_path;
+  mutable std::vector<std::string> m_warnings;
+};
+
+}  // namespace benchledger::ledger::ndjson

@@ -1,0 +1,549 @@
+// The SQLite store (see sqlite_store.hpp).
+#include "ledger/sqlite/sqlite_store.hpp"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include <benchledger/error.hpp>
+
+#include "ledger/chain.hpp"
+
+namespace benchledger::ledger::sqlite {
+
+namespace {
+
+constexpr int k_application_id = 0x42454e43;  // "BENC"
+constexpr int k_busy_timeout_ms = 60'000;
+
+// The table, its indexes and the triggers that make it append-only. Rows are inserted with an
+// explicit seq one above the last, so the insert trigger also refuses rows slipped into the
+// middle of history and INSERT OR REPLACE (whose implicit delete fires no delete trigger).
+constexpr const char* k_schema_sql = R"sql(
+CREATE TABLE IF NOT EXISTS records (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL CHECK (type IN ('run', 'result', 'note')),
+  time TEXT NOT NULL,
+  run TEXT,
+  label TEXT,
+  bench TEXT,
+  params TEXT,
+  git_commit TEXT,
+  target TEXT,
+  bytes TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_by_type ON records(type, seq);
+CREATE INDEX IF NOT EXISTS records_by_run ON records(run, seq);
+CREATE INDEX IF NOT EXISTS records_by_label ON records(label, seq);
+CREATE INDEX IF NOT EXISTS records_by_git_commit ON records(git_commit, seq);
+CREATE INDEX IF NOT EXISTS records_by_case ON records(bench, params);
+CREATE INDEX IF NOT EXISTS records_by_time ON records(time);
+CREATE TRIGGER IF NOT EXISTS records_refuse_update BEFORE UPDATE ON records
+BEGIN
+  SELECT RAISE(ABORT, 'benchledger ledger is append-only: UPDATE is refused (correct a record by appending a note)');
+END;
+CREATE TRIGGER IF NOT EXISTS records_refuse_delete BEFORE DELETE ON records
+BEGIN
+  SELECT RAISE(ABORT, 'benchledger ledger is append-only: DELETE is refused (correct a record by appending a note)');
+END;
+CREATE TRIGGER IF NOT EXISTS records_append_at_end BEFORE INSERT ON records
+WHEN NEW.seq IS NULL OR NEW.seq <= (SELECT coalesce(max(seq), 0) FROM records)
+  OR EXISTS (SELECT 1 FROM records WHERE id = NEW.id)
+BEGIN
+  SELECT RAISE(ABORT, 'benchledger ledger is append-only: a record goes after the last one, with an id not used before');
+END;
+)sql";
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql, const std::string& name) : m_db(db), m_name(name) {
+    if (sqlite3_prepare_v2(db, sql, -1, &m_statement, nullptr) != SQLITE_OK) {
+      throw Error(fmt::format("{}: {}", m_name, sqlite3_errmsg(db)));
+    }
+  }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() { sqlite3_finalize(m_statement); }
+
+  Statement& bind(int index, std::string_view text) {
+    check(sqlite3_bind_text(m_statement, index, text.data(), static_cast<int>(text.size()),
+                            SQLITE_TRANSIENT));
+    return *this;
+  }
+  Statement& bind(int index, const std::optional<std::string>& text) {
+    if (!text) {
+      check(sqlite3_bind_null(m_statement, index));
+      return *this;
+    }
+    return bind(index, std::string_view(*text));
+  }
+  Statement& bind(int index, std::int64_t value) {
+    check(sqlite3_bind_int64(m_statement, index, value));
+    return *this;
+  }
+
+  // True while there is a row.
+  bool step() {
+    const int rc = sqlite3_step(m_statement);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw Error(fmt::format("{}: {}", m_name, sqlite3_errmsg(m_db)));
+  }
+
+  // Ready to run again with new bindings.
+  void reset() {
+    sqlite3_reset(m_statement);
+    sqlite3_clear_bindings(m_statement);
+  }
+
+  std::int64_t integer(int column) const { return sqlite3_column_int64(m_statement, column); }
+  bool is_null(int column) const { return sqlite3_column_type(m_statement, column) == SQLITE_NULL; }
+  std::string_view text(int column) const {
+    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(m_statement, column));
+    const int size = sqlite3_column_bytes(m_statement, column);
+    return data == nullptr ? std::string_view()
+                           : std::string_view(data, static_cast<std::size_t>(size));
+  }
+  std::optional<std::string> nullable_text(int column) const {
+    if (is_null(column)) return std::nullopt;
+    return std::string(text(column));
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) throw Error(fmt::format("{}: {}", m_name, sqlite3_errmsg(m_db)));
+  }
+
+  sqlite3* m_db;
+  sqlite3_stmt* m_statement = nullptr;
+  std::string m_name;
+};
+
+void exec(sqlite3* db, const char* sql, const std::string& name) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    const std::string text = message != nullptr ? message : sqlite3_errmsg(db);
+    sqlite3_free(message);
+    throw Error(fmt::format("{}: {}", name, text));
+  }
+}
+
+std::int64_t sql_limit(std::size_t limit) {
+  return limit > static_cast<std::size_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(limit);
+}
+
+// The indexed columns of a record, as the bytes say them.
+struct Columns {
+  std::string id, type, time;
+  std::optional<std::string> run, label, bench, params, git_commit, target;
+  bool operator==(const Columns&) const = default;
+};
+
+Columns columns_of(const Record& record) {
+  Columns columns;
+  columns.id = header_of(record).id;
+  columns.type = std::string(type_name(record));
+  columns.time = header_of(record).time;
+  if (const auto* run = std::get_if<RunRecord>(&record)) {
+    columns.label = run->label;
+    columns.git_commit = run->git.commit;
+  } else if (const auto* result = std::get_if<ResultRecord>(&record)) {
+    columns.run = result->run;
+    columns.bench = result->bench;
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : result->params) params[key] = to_json(value);
+    columns.params = params.dump();
+  } else if (const auto* note = std::get_if<NoteRecord>(&record)) {
+    columns.bench = note->bench;
+    columns.target = note->target;
+  }
+  return columns;
+}
+
+bool table_exists(sqlite3* db, const std::string& name) {
+  Statement query(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'",
+                  name);
+  return query.step();
+}
+
+void check_ours(sqlite3* db, const std::string& name) {
+  Statement query(db, "PRAGMA application_id", name);
+  const std::int64_t id = query.step() ? query.integer(0) : 0;
+  if (id == k_application_id) return;
+  Statement tables(db, "SELECT count(*) FROM sqlite_master", name);
+  if (id == 0 && tables.step() && tables.integer(0) == 0) return;  // new and empty
+  throw Error(
+      fmt::format("{} is not a benchledger SQLite ledger (its application_id is {})", name, id));
+}
+
+}  // namespace
+
+SqliteStore::SqliteStore(std::string uri, std::filesystem::path path)
+    : m_uri(std::move(uri)), m_path(std::move(path)) {}
+
+SqliteStore::~SqliteStore() {
+  sqlite3_close_v2(m_db);
+}
+
+sqlite3* SqliteStore::reader() const {
+  if (m_db != nullptr) return m_db;
+  const std::string name = m_path.string();
+  struct stat st {};
+  if (::stat(m_path.c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      m_warnings.push_back(fmt::format("{} does not exist yet: read as an empty ledger", name));
+      return nullptr;
+    }
+    throw Error(fmt::format("cannot open {}: {}", name, std::strerror(errno)));
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+  m_writable = rc == SQLITE_OK;
+  if (rc != SQLITE_OK) {
+    sqlite3_close_v2(db);
+    db = nullptr;
+    rc = sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  }
+  if (rc != SQLITE_OK) {
+    const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    throw Error(fmt::format("cannot open {}: {}", name, message));
+  }
+  sqlite3_busy_timeout(db, k_busy_timeout_ms);
+  m_db = db;
+  check_ours(m_db, name);
+  return m_db;
+}
+
+sqlite3* SqliteStore::writer() {
+  const std::string name = m_path.string();
+  if (m_db != nullptr && m_writable) return m_db;
+  sqlite3_close_v2(m_db);
+  m_db = nullptr;
+  if (const auto parent = m_path.parent_path(); !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec)
+      throw Error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+  }
+  sqlite3* db = nullptr;
+  const int rc =
+      sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    throw Error(
+        fmt::format("cannot open {} for appending: {} (nothing was written)", name, message));
+  }
+  m_db = db;
+  m_writable = true;
+  sqlite3_busy_timeout(m_db, k_busy_timeout_ms);
+  check_ours(m_db, name);
+  // WAL: readers never block the writer; synchronous=FULL: COMMIT returns once the WAL is
+  // fsynced, so a batch is durable when append() returns.
+  Statement wal(m_db, "PRAGMA journal_mode = WAL", name);
+  if (!wal.step() || wal.text(0) != "wal") {
+    throw Error(fmt::format("cannot put {} in WAL mode (nothing was written)", name));
+  }
+  exec(m_db, "PRAGMA synchronous = FULL", name);
+  return m_db;
+}
+
+AppendResult SqliteStore::append(std::vector<Record> batch) {
+  return append_records(std::move(batch), false);
+}
+
+AppendResult SqliteStore::import(std::vector<Record> batch) {
+  return append_records(std::move(batch), true);
+}
+
+AppendResult SqliteStore::append_records(std::vector<Record> batch, bool import) {
+  const std::string name = m_path.string();
+  std::vector<PendingRecord> pending = serialize_batch(batch);
+  m_warnings.clear();
+  sqlite3* db = writer();
+  const std::string context = "cannot append to " + name;
+  // BEGIN IMMEDIATE takes the write lock now, so reading the head and inserting after it happen
+  // under one lock; other writers wait up to the busy timeout.
+  exec(db, "BEGIN IMMEDIATE", context);
+  try {
+    AppendResult result;
+    if (!table_exists(db, name)) {
+      exec(db, k_schema_sql, context);
+      exec(db, fmt::format("PRAGMA application_id = {}", k_application_id).c_str(), context);
+      exec(db, "PRAGMA user_version = 1", context);
+    }
+    std::string head(k_zero_hash);
+    std::int64_t seq = 0;
+    {
+      Statement last(db, "SELECT seq, bytes FROM records ORDER BY seq DESC LIMIT 1", context);
+      if (last.step()) {
+        seq = last.integer(0);
+        head = sha256_hex(last.text(1));
+      }
+    }
+    if (import) {
+      std::unordered_map<std::string_view, std::size_t> first;
+      std::vector<PendingRecord> kept;
+      Statement existing(db, "SELECT seq, bytes FROM records WHERE id = ?1", context);
+      for (std::size_t i = 0; i < pending.size(); ++i) {
+        const auto [it, inserted] = first.emplace(pending[i].id, i);
+        if (!inserted) {
+          if (pending[it->second].bytes != pending[i].bytes) {
+            throw ConflictError(
+                fmt::format("field \"id\": {} appears twice with different content", pending[i].id),
+                i);
+          }
+          ++result.skipped;
+          continue;
+        }
+        existing.bind(1, std::string_view(pending[i].id));
+        if (existing.step()) {
+          if (content_without_prev(existing.text(1)) != pending[i].bytes) {
+            throw ConflictError(fmt::format("field \"id\": {} is already in {} (record {}) with "
+                                            "other content; records are never changed, add a "
+                                            "note instead",
+                                            pending[i].id, name, existing.integer(0)),
+                                i);
+          }
+          ++result.skipped;
+        } else {
+          kept.push_back(pending[i]);
+        }
+        existing.reset();
+      }
+      pending = std::move(kept);
+    }
+    head = chain_onto(pending, head);
+    Statement insert(
+        db,
+        "INSERT INTO records (seq, id, type, time, run, label, bench, params, "
+        "git_commit, target, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        context);
+    for (const auto& record : pending) {
+      const Columns columns = columns_of(batch[record.index]);
+      insert.bind(1, ++seq)
+          .bind(2, std::string_view(columns.id))
+          .bind(3, std::string_view(columns.type))
+          .bind(4, std::string_view(columns.time))
+          .bind(5, columns.run)
+          .bind(6, columns.label)
+          .bind(7, columns.bench)
+          .bind(8, columns.params)
+          .bind(9, columns.git_commit)
+          .bind(10, columns.target)
+          .bind(11, std::string_view(record.bytes));
+      insert.step();
+      insert.reset();
+    }
+    exec(db, "COMMIT", context);
+    result.appended = static_cast<std::int64_t>(pending.size());
+    result.head = head;
+    return result;
+  } catch (const ConflictError&) {
+    exec(db, "ROLLBACK", context);
+    throw;
+  } catch (const Error& e) {
+    // A failed COMMIT may already have rolled back; ROLLBACK then has nothing to do.
+    std::ignore = sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw Error(std::string(e.what()) + " (nothing was written)");
+  }
+}
+
+Record SqliteStore::parse_row(std::int64_t seq, std::string_view bytes) const {
+  try {
+    return parse_record(bytes);
+  } catch (const Error& e) {
+    throw IntegrityError(fmt::format("{} record {}: {} (run `benchledger ledger verify`)",
+                                     m_path.string(), seq, e.what()));
+  }
+}
+
+namespace {
+
+// Runs a query over records unless the ledger does not exist yet (or has no table yet).
+template <class Bind, class Row>
+void query_rows(sqlite3* db, const char* sql, const std::string& name, Bind&& bind, Row&& row) {
+  if (db == nullptr || !table_exists(db, name)) return;
+  Statement query(db, sql, "cannot read " + name);
+  bind(query);
+  while (query.step()) {
+    if (!row(query)) return;
+  }
+}
+
+const auto k_no_binding = [](Statement&) {};
+
+}  // namespace
+
+void SqliteStore::scan(const std::function<bool(const StoredRecord&)>& visit) const {
+  m_warnings.clear();
+  query_rows(reader(), "SELECT seq, bytes FROM records ORDER BY seq", m_path.string(), k_no_binding,
+             [&](Statement& row) {
+               const StoredRecord stored{row.integer(0), std::string(row.text(1)),
+                                         parse_row(row.integer(0), row.text(1))};
+               return visit(stored);
+             });
+}
+
+void SqliteStore::scan_bytes(
+    const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
+  m_warnings.clear();
+  query_rows(reader(), "SELECT seq, bytes FROM records ORDER BY seq", m_path.string(), k_no_binding,
+             [&](Statement& row) { return visit(row.integer(0), row.text(1)); });
+}
+
+std::vector<RunRecord> SqliteStore::find_runs(const RunSelector& selector,
+                                              std::size_t limit) const {
+  m_warnings.clear();
+  std::vector<RunRecord> out;
+  if (limit == 0) return out;
+  const auto collect = [&](Statement& row) {
+    out.push_back(std::get<RunRecord>(parse_row(row.integer(0), row.text(1))));
+    return true;
+  };
+  const auto page = [&](int first) {
+    return [&, first](Statement& query) {
+      query.bind(first, sql_limit(limit)).bind(first + 1, selector.back);
+    };
+  };
+  const std::string name = m_path.string();
+  switch (selector.kind) {
+    case RunSelector::Kind::id:
+      query_rows(
+          reader(), "SELECT seq, bytes FROM records WHERE id = ?1 AND type = 'run'", name,
+          [&](Statement& query) { query.bind(1, std::string_view(selector.value)); }, collect);
+      break;
+    case RunSelector::Kind::label:
+      query_rows(
+          reader(),
+          "SELECT seq, bytes FROM records WHERE label = ?1 AND type = 'run' "
+          "ORDER BY seq DESC LIMIT ?2 OFFSET ?3",
+          name,
+          [&](Statement& query) {
+            query.bind(1, std::string_view(selector.value));
+            page(2)(query);
+          },
+          collect);
+      break;
+    case RunSelector::Kind::git:
+      // GLOB is case-sensitive and can use the index; the selector holds only hex digits.
+      query_rows(
+          reader(),
+          "SELECT seq, bytes FROM records WHERE git_commit GLOB ?1 AND type = 'run' "
+          "ORDER BY seq DESC LIMIT ?2 OFFSET ?3",
+          name,
+          [&](Statement& query) {
+            query.bind(1, std::string_view(selector.value + "*"));
+            page(2)(query);
+          },
+          collect);
+      break;
+    case RunSelector::Kind::latest:
+      query_rows(reader(),
+                 "SELECT seq, bytes FROM records WHERE type = 'run' ORDER BY seq DESC "
+                 "LIMIT ?1 OFFSET ?2",
+                 name, page(1), collect);
+      break;
+  }
+  return out;
+}
+
+std::optional<RunRecord> SqliteStore::find_run(const RunSelector& selector) const {
+  auto runs = find_runs(selector, 1);
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
+}
+
+std::vector<ResultRecord> SqliteStore::results_of(const std::string& run_id) const {
+  m_warnings.clear();
+  std::vector<ResultRecord> out;
+  query_rows(
+      reader(), "SELECT seq, bytes FROM records WHERE run = ?1 AND type = 'result' ORDER BY seq",
+      m_path.string(), [&](Statement& query) { query.bind(1, std::string_view(run_id)); },
+      [&](Statement& row) {
+        out.push_back(std::get<ResultRecord>(parse_row(row.integer(0), row.text(1))));
+        return true;
+      });
+  return out;
+}
+
+std::vector<NoteRecord> SqliteStore::notes() const {
+  m_warnings.clear();
+  std::vector<NoteRecord> out;
+  query_rows(reader(), "SELECT seq, bytes FROM records WHERE type = 'note' ORDER BY seq",
+             m_path.string(), k_no_binding, [&](Statement& row) {
+               out.push_back(std::get<NoteRecord>(parse_row(row.integer(0), row.text(1))));
+               return true;
+             });
+  return out;
+}
+
+std::optional<StoredRecord> SqliteStore::find_record(const std::string& id) const {
+  m_warnings.clear();
+  std::optional<StoredRecord> found;
+  query_rows(
+      reader(), "SELECT seq, bytes FROM records WHERE id = ?1", m_path.string(),
+      [&](Statement& query) { query.bind(1, std::string_view(id)); },
+      [&](Statement& row) {
+        found = StoredRecord{row.integer(0), std::string(row.text(1)),
+                             parse_row(row.integer(0), row.text(1))};
+        return false;
+      });
+  return found;
+}
+
+std::vector<RunListing> SqliteStore::log(std::size_t limit) const {
+  m_warnings.clear();
+  std::vector<RunListing> out;
+  query_rows(
+      reader(),
+      "SELECT r.seq, r.bytes, (SELECT count(*) FROM records x WHERE x.run = r.id AND "
+      "x.type = 'result') FROM records r WHERE r.type = 'run' ORDER BY r.seq DESC LIMIT ?1",
+      m_path.string(), [&](Statement& query) { query.bind(1, limit == 0 ? -1 : sql_limit(limit)); },
+      [&](Statement& row) {
+        RunListing listing;
+        listing.run = std::get<RunRecord>(parse_row(row.integer(0), row.text(1)));
+        listing.results = row.integer(2);
+        out.push_back(std::move(listing));
+        return true;
+      });
+  return out;
+}
+
+VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
+  m_warnings.clear();
+  const std::string name = m_path.string();
+  sqlite3* db = reader();
+  if (db == nullptr) throw Error(fmt::format("cannot verify {}: it does not exist", name));
+  ChainVerifier verifier(name, "record", head);
+  query_rows(db,
+             "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
+             "FROM records ORDER BY seq",
+             name, k_no_binding, [&](Statement& row) {
+               const std::int64_t seq = row.integer(0);
+               const std::string_view bytes = row.text(10);
+               if (!verifier.add(seq, bytes)) return false;
+               // The columns queries use must say what the bytes say.
+               const Columns stored{
+                   std::string(row.text(1)), std::string(row.text(2)), std::string(row.text(3)),
+                   row.nullable_text(4),     row.nullable_text(5),     row.nullable_text(6),
+                   row.nullable_text(7),     row.nullable_text(8),     row.nullable_text(9)};
+               if (stored != columns_of(parse_record(bytes))) {
+                 verifier.add_bad(seq, stored.id,
+                                  "its indexed columns disagree with its bytes: the table was "
+                                  "changed outside benchledger");
+                 return false;
+               }
+               return true;
+             });
+  return verifier.finish();
+}
+
+}  // namespace benchledger::ledger::sqlite

@@ -1,0 +1,55 @@
+// The SQLite store (DESIGN.md, "The ledger"): one table of records in WAL mode, each row the
+// exact bytes of a record plus the columns queries need, indexed. A batch is one
+// `BEGIN IMMEDIATE` transaction (writers queue on the busy timeout), committed with
+// synchronous=FULL, so it is durable when append() returns. Triggers abort every UPDATE and
+// DELETE, so the sqlite3 shell cannot change history either.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <benchledger/ledger.hpp>
+
+struct sqlite3;
+
+namespace benchledger::ledger::sqlite {
+
+class SqliteStore final : public Store {
+ public:
+  // Nothing is opened or created here: readers open the file when they first need it, and the
+  // first append creates it.
+  SqliteStore(std::string uri, std::filesystem::path path);
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  std::string uri() const override { return m_uri; }
+  AppendResult append(std::vector<Record> batch) override;
+  AppendResult import(std::vector<Record> batch) override;
+  void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
+  std::optional<RunRecord> find_run(const RunSelector& selector) const override;
+  std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
+  std::vector<ResultRecord> results_of(const std::string& run_id) const override;
+  std::vector<NoteRecord> notes() const override;
+  VerifyReport verify(const std::optional<std::string>& head) const override;
+  std::vector<std::string> warnings() const override { return m_warnings; }
+  void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
+      const override;
+  std::optional<StoredRecord> find_record(const std::string& id) const override;
+  std::vector<RunListing> log(std::size_t limit) const override;
+
+ private:
+  // The connection for reading; nullptr when the file does not exist (an empty ledger).
+  sqlite3* reader() const;
+  sqlite3* writer();
+  AppendResult append_records(std::vector<Record> batch, bool import);
+  Record parse_row(std::int64_t seq, std::string_view bytes) const;
+
+  std::string m_uri;
+  std::filesystem::path m_path;
+  mutable sqlite3* m_db = nullptr;
+  mutable bool m_writable = false;
+  mutable std::vector<std::string> m_warnings;
+};
+
+}  // namespace benchledger::ledger::sqlite

@@ -1,0 +1,36 @@
+// The Store members with a default built on scan(): what a store may override with a faster
+// query of its own (both stores here do).
+#include <map>
+
+#include <benchledger/ledger.hpp>
+
+namespace benchledger::ledger {
+
+void Store::scan_bytes(
+    const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
+  scan([&](const StoredRecord& stored) { return visit(stored.position, stored.bytes); });
+}
+
+std::optional<StoredRecord> Store::find_record(const std::string& id) const {
+  std::optional<StoredRecord> found;
+  scan([&](const StoredRecord& stored) {
+    if (header_of(stored.record).id != id) return true;
+    found = stored;
+    return false;
+  });
+  return found;
+}
+
+std::vector<RunListing> Store::log(std::size_t limit) const {
+  RunSelector all;
+  std::vector<RunListing> out;
+  for (auto& run : find_runs(all, limit == 0 ? SIZE_MAX : limit)) {
+    RunListing listing;
+    listing.results = static_cast<std::int64_t>(results_of(run.header.id).size());
+    listing.run = std::move(run);
+    out.push_back(std::move(listing));
+  }
+  return out;
+}
+
+}  // namespace benchledger::ledger
