@@ -1,0 +1,757 @@
+// `benchledger run` and BENCHLEDGER_MAIN: plan the cases, measure them with the engine,
+// append the run and its results as one batch, print the progress line and the summary.
+#include "cli/run_frontend.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include <benchledger/config.hpp>
+#include <benchledger/error.hpp>
+#include <benchledger/ledger.hpp>
+#include <benchledger/record.hpp>
+
+#include "engine/command.hpp"
+#include "engine/native.hpp"
+#include "engine/records.hpp"
+#include "env/env.hpp"
+#include "import/import.hpp"
+#include "suites/suites.hpp"
+
+namespace benchledger::cli {
+
+void add_run_options(CLI::App& app, RunOptions& o, bool native) {
+  app.add_option("--ledger", o.ledger,
+                 "ledger URI (default: BENCHLEDGER_LEDGER, the config file, ledger/ledger.ndjson)");
+  app.add_option("--label", o.label,
+                 "label of the run: baseline, current, or [A-Za-z0-9._-]{1,64}");
+  app.add_flag("--baseline", o.baseline, "the same as --label baseline");
+  app.add_option("--filter", o.filter,
+                 "run only the cases whose name (with params) matches this regex");
+  app.add_option(
+         "--repetitions,--runs", o.repetitions,
+         "measured repetitions per case (native, default 10) or runs per command (default 10)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--warmup", o.warmup,
+                 "unmeasured repetitions (native) or runs (commands) first; default 1")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--min-time", o.min_time,
+                 "minimum seconds per repetition of a native case (default 0.01)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--timeout", o.timeout,
+                 "seconds before a native case (default 600) or one run of a command is killed and "
+                 "counted as failed")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--format", o.format,
+                 "table (a summary on stdout) or json (the records appended, NDJSON)")
+      ->check(CLI::IsMember({"table", "json"}));
+  app.add_flag("--quiet,-q", o.quiet, "no progress line and no warnings on stderr");
+  app.add_flag("--dry-run", o.dry_run, "measure and print, append nothing");
+  app.add_flag("--list", o.list, "list the cases that would run, measure nothing");
+  app.add_flag("--no-fork", o.no_fork,
+               "run native cases in this process (a crash ends the run; no timeout)");
+  app.add_option("--param", o.params,
+                 "name=v1,v2,...: the values of a param (commands: fills {name}; native: replaces "
+                 "a declared param's values)")
+      ->take_all()
+      ->expected(1);
+  if (native) return;
+  app.add_option("--suite", o.suites, "run a bundled suite: executors, sqlite, pipeline")
+      ->take_all()
+      ->expected(1);
+  app.add_option("--import", o.imports,
+                 "FORMAT FILE: record another harness's output (google-benchmark, hyperfine)")
+      ->take_all();
+  app.add_option("--name", o.name,
+                 "the benchmark name of a command (default: the command as written)");
+  app.add_option("--prepare", o.prepare, "shell command run before every run of a command");
+  app.add_option("--cleanup", o.cleanup,
+                 "shell command run after the last run of each param combination");
+  app.add_flag("--shell", o.shell,
+               "run the command through /bin/sh -c instead of executing it directly");
+  app.add_flag("--show-output", o.show_output,
+               "let the command's stdout and stderr through (default: /dev/null)");
+  app.add_option("command", o.command, "command to measure, after --: CMD ARGS...");
+  app.positionals_at_end();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------- formatting
+
+std::string format_number(double value, int significant = 3) {
+  if (value == 0) return "0";
+  const double magnitude = std::floor(std::log10(std::fabs(value)));
+  const int decimals = std::max(0, significant - 1 - static_cast<int>(magnitude));
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  // Thousands separators for the integer part.
+  const std::size_t dot = text.find('.');
+  std::size_t integer_end = dot == std::string::npos ? text.size() : dot;
+  const std::size_t first_digit = text[0] == '-' ? 1 : 0;
+  for (std::ptrdiff_t at = static_cast<std::ptrdiff_t>(integer_end) - 3;
+       at > static_cast<std::ptrdiff_t>(first_digit); at -= 3) {
+    text.insert(static_cast<std::size_t>(at), ",");
+  }
+  return text;
+}
+
+std::string format_with_unit(double value, const std::string& unit) {
+  double ns = 0;
+  if (unit == "ns")
+    ns = value;
+  else if (unit == "us")
+    ns = value * 1e3;
+  else if (unit == "ms")
+    ns = value * 1e6;
+  else if (unit == "s")
+    ns = value * 1e9;
+  else if (unit == "bytes") {
+    if (value >= 1024.0 * 1024 * 1024)
+      return format_number(value / (1024.0 * 1024 * 1024)) + " GiB";
+    if (value >= 1024.0 * 1024) return format_number(value / (1024.0 * 1024)) + " MiB";
+    if (value >= 1024.0) return format_number(value / 1024.0) + " KiB";
+    return format_number(value) + " B";
+  } else {
+    return format_number(value) + " " + unit;
+  }
+  if (ns >= 1e9) return format_number(ns / 1e9) + " s";
+  if (ns >= 1e6) return format_number(ns / 1e6) + " ms";
+  if (ns >= 1e3) return format_number(ns / 1e3) + " µs";
+  return format_number(ns) + " ns";
+}
+
+std::string format_seconds(double seconds) {
+  if (seconds < 60) return fmt::format("{:.0f} s", std::max(seconds, 1.0));
+  const auto minutes = static_cast<int>(seconds / 60);
+  return fmt::format("{} min {:02.0f} s", minutes, seconds - minutes * 60);
+}
+
+// Display width of UTF-8 text: code points, which is right for what this prints.
+std::size_t display_width(const std::string& text) {
+  std::size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+std::string pad(const std::string& text, std::size_t width, bool right) {
+  const std::size_t w = display_width(text);
+  if (w >= width) return text;
+  return right ? std::string(width - w, ' ') + text : text + std::string(width - w, ' ');
+}
+
+// ---------------------------------------------------------------- progress
+
+// One status line on stderr, rewritten in place; only on a terminal and without --quiet.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : m_enabled(enabled) {}
+  ~ProgressLine() { clear(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void start_case(std::size_t index, std::size_t total, std::string name) {
+    m_index = index;
+    m_total = total;
+    m_name = std::move(name);
+    m_case_start = Clock::now();
+    m_phase = engine::CasePhase{"starting", 0, 0, 0};
+    draw(true);
+  }
+  void phase(const engine::CasePhase& p) {
+    m_phase = p;
+    draw(false);
+  }
+  void finish_case(double seconds) {
+    m_finished_seconds += seconds;
+    ++m_finished;
+  }
+  void clear() {
+    if (m_enabled && m_drawn) {
+      std::cerr << "\r\033[K" << std::flush;
+      m_drawn = false;
+    }
+  }
+
+ private:
+  void draw(bool force) {
+    if (!m_enabled) return;
+    const auto now = Clock::now();
+    if (!force && now - m_last_draw < std::chrono::milliseconds(100)) return;
+    m_last_draw = now;
+    std::string phase = m_phase.phase;
+    if (m_phase.total > 0) phase += fmt::format(" {}/{}", m_phase.done, m_phase.total);
+    std::string text = fmt::format("[{}/{}] {} · {}", m_index + 1, m_total, m_name, phase);
+    if (const auto left = seconds_left(now)) text += " · about " + format_seconds(*left) + " left";
+    winsize size{};
+    std::size_t columns = 100;
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 10) columns = size.ws_col;
+    if (display_width(text) >= columns) {
+      // Keep whole UTF-8 sequences: cut at a byte that starts one.
+      std::size_t width = 0, at = 0;
+      while (at < text.size() && width + 2 < columns) {
+        ++at;
+        while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+        ++width;
+      }
+      text = text.substr(0, at) + "…";
+    }
+    std::cerr << "\r\033[K" << text << std::flush;
+    m_drawn = true;
+  }
+
+  std::optional<double> seconds_left(Clock::time_point now) const {
+    const double in_case = std::chrono::duration<double>(now - m_case_start).count();
+    const std::optional<double> mean =
+        m_finished > 0 ? std::optional<double>(m_finished_seconds / static_cast<double>(m_finished))
+                       : std::nullopt;
+    std::optional<double> current;
+    if (m_phase.phase == "measuring" && m_phase.total > 0 && m_phase.last_repetition_s > 0) {
+      current = (m_phase.total - m_phase.done) * m_phase.last_repetition_s;
+    } else if (mean) {
+      current = std::max(*mean - in_case, 0.0);
+    }
+    const std::size_t after = m_total - m_index - 1;
+    if (!current || (after > 0 && !mean)) return std::nullopt;
+    return *current + static_cast<double>(after) * mean.value_or(0);
+  }
+
+  const bool m_enabled;
+  bool m_drawn = false;
+  std::size_t m_index = 0, m_total = 0, m_finished = 0;
+  double m_finished_seconds = 0;
+  std::string m_name;
+  engine::CasePhase m_phase;
+  Clock::time_point m_case_start{}, m_last_draw{};
+};
+
+// ---------------------------------------------------------------- planning
+
+struct Job {
+  enum class Kind { native, command, binary } kind = Kind::native;
+  engine::NativeCase native;
+  engine::CommandCase command;
+  engine::CommandSettings command_settings;
+  std::string binary;
+  std::string display;
+};
+
+engine::ParamOverrides parse_params(const std::vector<std::string>& texts) {
+  engine::ParamOverrides overrides;
+  for (const std::string& text : texts) {
+    const std::size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw Error("--param \"" + text + "\": expected name=v1,v2,...");
+    }
+    const std::string name = text.substr(0, equals);
+    std::vector<std::string> values;
+    std::stringstream rest(text.substr(equals + 1));
+    std::string value;
+    while (std::getline(rest, value, ',')) values.push_back(value);
+    if (values.empty() ||
+        std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
+      throw Error("--param " + name + ": empty value in \"" + text + "\"");
+    }
+    for (const auto& [existing, unused] : overrides) {
+      if (existing == name) throw Error("--param " + name + " is given twice");
+    }
+    overrides.emplace_back(name, values);
+  }
+  return overrides;
+}
+
+bool valid_label(const std::string& label) {
+  static const std::regex pattern("[A-Za-z0-9._-]{1,64}");
+  return std::regex_match(label, pattern);
+}
+
+std::vector<std::string> forwarded_flags(const RunOptions& o) {
+  std::vector<std::string> flags;
+  if (o.repetitions) flags.insert(flags.end(), {"--repetitions", std::to_string(*o.repetitions)});
+  if (o.warmup) flags.insert(flags.end(), {"--warmup", std::to_string(*o.warmup)});
+  if (o.min_time) flags.insert(flags.end(), {"--min-time", fmt::format("{}", *o.min_time)});
+  if (o.timeout) flags.insert(flags.end(), {"--timeout", fmt::format("{}", *o.timeout)});
+  if (o.filter) flags.insert(flags.end(), {"--filter", *o.filter});
+  if (o.no_fork) flags.emplace_back("--no-fork");
+  return flags;
+}
+
+// ---------------------------------------------------------------- summary
+
+std::string failure_text(const ResultRecord& r) {
+  const auto& extra = r.header.extra;
+  if (extra.contains("failure") && extra["failure"].is_object()) {
+    const auto& f = extra["failure"];
+    return "FAILED (" + f.value("kind", std::string("error")) +
+           "): " + f.value("message", std::string());
+  }
+  return "FAILED";
+}
+
+void print_summary(const std::vector<ResultRecord>& results) {
+  // Show only the params that vary within each benchmark; constant ones are in the ledger.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> seen;
+  for (const auto& r : results) {
+    for (const auto& [key, value] : r.params) seen[r.bench][key].insert(to_string(value));
+  }
+  struct Row {
+    std::vector<std::string> cells;
+    std::string failure;
+  };
+  const std::vector<std::string> header = {"case", "median", "±",      "throughput",
+                                           "p50",  "p99",    "errors", "memory"};
+  std::vector<Row> rows;
+  for (const auto& r : results) {
+    Row row;
+    std::string name = r.bench;
+    for (const auto& [key, value] : r.params) {
+      if (seen[r.bench][key].size() > 1) name += " " + key + "=" + to_string(value);
+    }
+    row.cells.push_back(name);
+    if (r.primary == "failed") {
+      row.failure = failure_text(r);
+      rows.push_back(row);
+      continue;
+    }
+    const Metric& primary = r.metrics.at(r.primary);
+    row.cells.push_back(format_with_unit(primary.value, primary.unit));
+    const double cv =
+        primary.summary.mean != 0 ? 100.0 * primary.summary.stddev / primary.summary.mean : 0;
+    row.cells.push_back(primary.samples && primary.samples->size() > 1 ? fmt::format("{:.1f}%", cv)
+                                                                       : "");
+    const auto items = r.metrics.find("items");
+    const auto throughput = r.metrics.find("throughput");
+    if (items != r.metrics.end())
+      row.cells.push_back(format_with_unit(items->second.value, items->second.unit));
+    else if (throughput != r.metrics.end())
+      row.cells.push_back(format_with_unit(throughput->second.value, "ops/s"));
+    else
+      row.cells.emplace_back("");
+    const auto latency = r.metrics.find("latency");
+    if (latency != r.metrics.end() && latency->second.summary.p50) {
+      row.cells.push_back(format_with_unit(*latency->second.summary.p50, latency->second.unit));
+      row.cells.push_back(format_with_unit(*latency->second.summary.p99, latency->second.unit));
+    } else {
+      row.cells.insert(row.cells.end(), {"", ""});
+    }
+    row.cells.push_back(r.errors == 0 ? "0" : fmt::format("{} of {}", r.errors, r.ops));
+    const auto rss =
+        r.metrics.count("peak_rss") != 0 ? r.metrics.find("peak_rss") : r.metrics.find("max_rss");
+    row.cells.push_back(rss != r.metrics.end() ? format_with_unit(rss->second.value, "bytes") : "");
+    rows.push_back(row);
+  }
+  std::vector<std::size_t> widths(header.size(), 0);
+  for (std::size_t c = 0; c < header.size(); ++c) widths[c] = display_width(header[c]);
+  for (const Row& row : rows) {
+    for (std::size_t c = 0; c < row.cells.size(); ++c)
+      widths[c] = std::max(widths[c], display_width(row.cells[c]));
+  }
+  const auto print_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += pad(cells[c], widths[c], c > 0);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << '\n';
+  };
+  print_row(header);
+  for (const Row& row : rows) {
+    if (!row.failure.empty()) {
+      std::cout << pad(row.cells[0], widths[0], false) << "  " << row.failure << '\n';
+    } else {
+      print_row(row.cells);
+    }
+  }
+}
+
+// The stored bytes of the records just appended, for --format json (their `prev` is the
+// store's). One pass over the store.
+std::vector<std::string> stored_bytes(const ledger::Store& store,
+                                      const std::vector<std::string>& ids) {
+  std::map<std::string, std::string> found;
+  const std::set<std::string> wanted(ids.begin(), ids.end());
+  store.scan_bytes([&](std::int64_t, std::string_view bytes) {
+    const std::size_t at = bytes.find("\"id\":\"");
+    if (at != std::string_view::npos && at + 6 + 26 <= bytes.size()) {
+      const std::string id(bytes.substr(at + 6, 26));
+      if (wanted.count(id) != 0) found[id] = std::string(bytes);
+    }
+    return true;
+  });
+  std::vector<std::string> lines;
+  for (const std::string& id : ids) {
+    const auto it = found.find(id);
+    if (it == found.end())
+      throw Error("record " + id + " was appended but cannot be read back from " + store.uri());
+    lines.push_back(it->second);
+  }
+  return lines;
+}
+
+}  // namespace
+
+int execute_run(const RunOptions& o, const RunContext& context) {
+  // ---- validate
+  std::optional<std::string> label = o.label;
+  if (o.baseline) {
+    if (label && *label != "baseline")
+      throw Error("--baseline and --label " + *label + " contradict each other");
+    label = "baseline";
+  }
+  if (label && !valid_label(*label)) {
+    throw Error("--label \"" + *label + "\": expected 1 to 64 of A-Z a-z 0-9 . _ -");
+  }
+  std::optional<std::regex> filter;
+  if (o.filter) {
+    try {
+      filter = std::regex(*o.filter);
+    } catch (const std::regex_error& e) {
+      throw Error("--filter \"" + *o.filter + "\": not a regular expression: " + e.what());
+    }
+  }
+  const engine::ParamOverrides overrides = parse_params(o.params);
+  engine::RunSettings settings;
+  settings.repetitions = o.repetitions;
+  settings.warmup = o.warmup;
+  settings.min_time = o.min_time;
+  settings.timeout = o.timeout;
+  if (!o.command.empty() && !o.suites.empty() && !overrides.empty()) {
+    throw Error("--param applies to the command or to the suites, not both: run them separately");
+  }
+
+  // ---- plan
+  const Config config = load_default_config();
+  std::vector<std::unique_ptr<Registry>> registries;
+  std::vector<Job> jobs;
+  std::vector<std::string> suite_names = o.suites;
+  std::vector<engine::CommandSpec> command_specs;
+  std::vector<engine::CommandSettings> command_settings;
+  std::vector<std::string> binaries;
+  const bool nothing_named = o.suites.empty() && o.command.empty() && o.imports.empty() &&
+                             context.native_registry == nullptr;
+  if (nothing_named) {
+    suite_names = config.suites;
+    binaries = config.binaries;
+    for (const CommandSpec& spec : config.commands) {
+      engine::CommandSpec s;
+      s.name = spec.name;
+      s.command = spec.command;
+      command_specs.push_back(s);
+      engine::CommandSettings cs;
+      cs.runs = o.repetitions.value_or(spec.runs.value_or(engine::k_default_repetitions));
+      cs.warmup = o.warmup.value_or(spec.warmup.value_or(engine::k_default_warmup));
+      cs.timeout = o.timeout;
+      command_settings.push_back(cs);
+    }
+    if (suite_names.empty() && binaries.empty() && command_specs.empty()) {
+      throw Error(
+          "nothing to run: give --suite NAME, a command after --, --import FORMAT FILE, or a "
+          "\"run\" "
+          "section in benchledger.json");
+    }
+  }
+  if (context.native_registry != nullptr) {
+    for (auto& c :
+         engine::expand_cases(*context.native_registry, "", settings, overrides, filter)) {
+      Job job;
+      job.kind = Job::Kind::native;
+      job.display = c.display_name();
+      job.native = std::move(c);
+      jobs.push_back(std::move(job));
+    }
+  }
+  {
+    auto combined = std::make_unique<Registry>();
+    std::set<std::string> added;
+    for (const std::string& name : suite_names) {
+      const suites::Suite* suite = suites::find_suite(name);
+      if (suite == nullptr) {
+        std::string known;
+        for (const auto& s : suites::bundled_suites())
+          known += (known.empty() ? "" : ", ") + s.name;
+        throw Error("--suite " + name + ": no such suite (bundled: " + known + ")");
+      }
+      if (added.insert(name).second) suite->define(*combined);
+    }
+    if (!combined->benchmarks().empty()) {
+      for (auto& c :
+           engine::expand_cases(*combined, "", settings,
+                                o.command.empty() ? overrides : engine::ParamOverrides{}, filter)) {
+        Job job;
+        job.kind = Job::Kind::native;
+        job.display = c.display_name();
+        job.native = std::move(c);
+        jobs.push_back(std::move(job));
+      }
+    }
+    registries.push_back(std::move(combined));
+  }
+  if (!o.command.empty()) {
+    engine::CommandSpec spec;
+    spec.name = o.name;
+    spec.command = o.command;
+    spec.shell = o.shell;
+    spec.prepare = o.prepare;
+    spec.cleanup = o.cleanup;
+    command_specs.insert(command_specs.begin(), spec);
+    engine::CommandSettings cs;
+    cs.runs = o.repetitions.value_or(engine::k_default_repetitions);
+    cs.warmup = o.warmup.value_or(engine::k_default_warmup);
+    cs.timeout = o.timeout;
+    command_settings.insert(command_settings.begin(), cs);
+  } else if (o.name || o.prepare || o.cleanup || o.shell) {
+    throw Error("--name, --prepare, --cleanup and --shell apply to a command given after --");
+  }
+  for (std::size_t i = 0; i < command_specs.size(); ++i) {
+    engine::ParamOverrides params =
+        i == 0 && !o.command.empty() ? overrides : engine::ParamOverrides{};
+    if (nothing_named) {
+      for (const auto& [name, values] : config.commands[i].params)
+        params.emplace_back(name, values);
+    }
+    for (auto& c : engine::expand_command(command_specs[i], params, filter)) {
+      Job job;
+      job.kind = Job::Kind::command;
+      job.display = c.display_name();
+      job.command = std::move(c);
+      job.command_settings = command_settings[i];
+      job.command_settings.show_output = o.show_output;
+      jobs.push_back(std::move(job));
+    }
+  }
+  for (const std::string& binary : binaries) {
+    Job job;
+    job.kind = Job::Kind::binary;
+    job.binary = binary;
+    job.display = binary;
+    jobs.push_back(std::move(job));
+  }
+  const bool overrides_taken = context.native_registry != nullptr || !o.command.empty() ||
+                               (!suite_names.empty() && o.command.empty());
+  if (!overrides.empty() && !overrides_taken)
+    throw Error("--param: nothing in this run takes params");
+  if (!o.imports.empty() && !jobs.empty()) {
+    throw Error(
+        "--import records another harness's results as a run of its own; it cannot be combined "
+        "with "
+        "measuring");
+  }
+
+  if (o.list) {
+    for (const Job& job : jobs) std::cout << job.display << '\n';
+    return 0;
+  }
+  if (jobs.empty() && o.imports.empty())
+    throw Error("no case matches --filter " + o.filter.value_or(""));
+
+  // ---- the run record
+  RunRecord run;
+  run.header.id = new_ulid();
+  run.header.time = now_rfc3339();
+  run.header.prev = std::string(k_zero_hash);
+  run.label = label;
+  const std::filesystem::path root = project_root(std::filesystem::current_path());
+  run.project = config.project.value_or(root.filename().string());
+  run.git = env::capture_git(root);
+  env::CaptureOptions capture_options;
+  capture_options.compiler = context.compiler;
+  capture_options.build_type = context.build_type;
+  const env::Capture captured = env::capture_with_notes(capture_options);
+  run.env = captured.env;
+  run.warnings = env::stability_warnings(run.env);
+  run.command = context.argv;
+  const bool show_diagnostics = !o.quiet;
+  if (show_diagnostics) {
+    for (const std::string& note : captured.notes) std::cerr << "note: " << note << '\n';
+  }
+
+  // ---- measure
+  std::vector<ResultRecord> results;
+  bool any_failed = false;
+  std::string source;
+  if (!o.imports.empty()) {
+    source = o.imports.front().first;
+    for (const auto& [format, file] : o.imports) {
+      if (format != source)
+        throw Error("one run imports one format: --import " + source + " and --import " + format);
+      import::ImportedResults imported = import::import_file(format, file);
+      for (ResultRecord& r : imported.results) {
+        r.run = run.header.id;
+        results.push_back(std::move(r));
+      }
+      run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
+    }
+  } else {
+    const bool has_native = std::any_of(jobs.begin(), jobs.end(),
+                                        [](const Job& j) { return j.kind != Job::Kind::command; });
+    source = has_native ? "native" : "command";
+  }
+  run.source = source;
+
+  {
+    ProgressLine progress(!o.quiet && ::isatty(STDERR_FILENO) == 1);
+    const engine::PhaseSink sink = [&progress](const engine::CasePhase& p) { progress.phase(p); };
+    const bool json = o.format == "json";
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const Job& job = jobs[i];
+      progress.start_case(i, jobs.size(), job.display);
+      double seconds = 0;
+      if (job.kind == Job::Kind::native) {
+        const engine::CaseOutcome outcome = o.no_fork
+                                                ? engine::run_case_in_process(job.native, sink)
+                                                : engine::run_case_isolated(job.native, sink, json);
+        seconds = outcome.seconds;
+        results.push_back(engine::native_result(run.header.id, job.native, outcome));
+        if (outcome.failure) {
+          any_failed = true;
+          run.warnings.push_back(fmt::format("case {} failed ({}): {}", job.display,
+                                             outcome.failure->kind, outcome.failure->message));
+        } else {
+          for (const auto& w : outcome.measurement->warnings)
+            run.warnings.push_back("case " + job.display + ": " + w);
+        }
+      } else if (job.kind == Job::Kind::command) {
+        const engine::CommandOutcome outcome =
+            engine::run_command_case(job.command, job.command_settings, sink);
+        seconds = outcome.seconds;
+        results.push_back(engine::command_result(run.header.id, job.command, outcome));
+        if (outcome.failure) {
+          any_failed = true;
+          run.warnings.push_back(
+              fmt::format("command {} failed: {}", job.display, outcome.failure->message));
+        } else {
+          for (const auto& w : outcome.measurement->warnings)
+            run.warnings.push_back("command " + job.display + ": " + w);
+        }
+      } else {
+        const auto start = Clock::now();
+        std::vector<std::string> argv = {job.binary, "--format", "json", "--dry-run", "--quiet"};
+        for (const std::string& flag : forwarded_flags(o)) argv.push_back(flag);
+        const engine::CapturedRun captured_run = engine::run_capturing_stdout(argv);
+        seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (!captured_run.exit_code ||
+            (*captured_run.exit_code != 0 && *captured_run.exit_code != 1)) {
+          throw Error(job.binary + " failed (" +
+                      (captured_run.signal
+                           ? "killed by signal " + std::to_string(*captured_run.signal)
+                           : "exit status " + std::to_string(captured_run.exit_code.value_or(-1))) +
+                      "); run it by itself to see why");
+        }
+        std::istringstream lines(captured_run.output);
+        std::string line;
+        std::int64_t number = 0;
+        while (std::getline(lines, line)) {
+          ++number;
+          if (line.empty()) continue;
+          Record record;
+          try {
+            record = parse_record(line);
+          } catch (const Error& e) {
+            throw Error(fmt::format("{}: output line {}: {}", job.binary, number, e.what()));
+          }
+          if (auto* r = std::get_if<ResultRecord>(&record)) {
+            r->run = run.header.id;
+            if (r->primary == "failed") any_failed = true;
+            results.push_back(std::move(*r));
+          } else if (auto* binary_run = std::get_if<RunRecord>(&record)) {
+            for (const auto& w : binary_run->warnings)
+              run.warnings.push_back(job.binary + ": " + w);
+          }
+        }
+      }
+      progress.finish_case(seconds);
+    }
+  }
+
+  // ---- append
+  std::vector<Record> batch;
+  std::vector<std::string> ids;
+  batch.emplace_back(run);
+  ids.push_back(run.header.id);
+  for (const ResultRecord& r : results) {
+    batch.emplace_back(r);
+    ids.push_back(r.header.id);
+  }
+  std::string ledger_uri;
+  std::unique_ptr<ledger::Store> store;
+  if (!o.dry_run) {
+    ledger_uri = o.ledger.value_or(ledger::default_ledger_uri());
+    store = ledger::open_store(ledger_uri);
+    store->append(batch);
+  }
+
+  // ---- print
+  if (o.format == "json") {
+    if (store) {
+      for (const std::string& line : stored_bytes(*store, ids)) std::cout << line << '\n';
+    } else {
+      for (const Record& record : batch) std::cout << serialize(record) << '\n';
+    }
+  } else {
+    print_summary(results);
+    if (store) {
+      std::cout << fmt::format("\nrun {}{}: {} results appended to {}\n", run.header.id,
+                               label ? " (" + *label + ")" : "", results.size(), ledger_uri);
+    } else {
+      std::cout << fmt::format("\nrun {}: {} results (dry run: nothing appended)\n", run.header.id,
+                               results.size());
+    }
+  }
+  std::cout.flush();
+  if (show_diagnostics) {
+    for (const std::string& warning : run.warnings) std::cerr << "warning: " << warning << '\n';
+  }
+  return any_failed ? 1 : 0;
+}
+
+}  // namespace benchledger::cli
+
+namespace benchledger {
+
+int native_main(int argc, char** argv, const char* compiler, const char* build_type) {
+  CLI::App app{"benchmarks of this program; the results are appended to a benchledger ledger"};
+  cli::RunOptions options;
+  cli::add_run_options(app, options, true);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  cli::RunContext context;
+  context.native_registry = &global_registry();
+  context.compiler = compiler;
+  context.build_type = build_type;
+  context.argv.assign(argv, argv + argc);
+  try {
+    return cli::execute_run(options, context);
+  } catch (const IntegrityError& e) {
+    std::cerr << argv[0] << ": " << e.what() << '\n';
+    return 1;
+  } catch (const Error& e) {
+    std::cerr << argv[0] << ": " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << argv[0] << ": internal error: " << e.what() << '\n';
+    return 3;
+  }
+}
+
+}  // namespace benchledger

@@ -1,0 +1,58 @@
+// `benchledger run` and the main of BENCHLEDGER_MAIN programs: the same flags, the same
+// records, the same progress line and summary table. This file is compiled into the library
+// (a user's benchmark program has no other front-end) and is the only part of it that prints.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <benchledger/benchledger.hpp>
+
+namespace benchledger::cli {
+
+struct RunOptions {
+  std::optional<std::string> ledger;
+  std::optional<std::string> label;
+  bool baseline = false;
+  std::optional<std::string> filter;
+  std::optional<int> repetitions;  // --repetitions, --runs
+  std::optional<int> warmup;
+  std::optional<double> min_time;
+  std::optional<double> timeout;
+  std::string format = "table";
+  bool quiet = false;
+  bool dry_run = false;
+  bool list = false;
+  bool no_fork = false;
+  std::vector<std::string> params;  // name=v1,v2
+  // `benchledger run` only:
+  std::vector<std::string> suites;
+  std::vector<std::pair<std::string, std::string>> imports;  // format, file
+  std::optional<std::string> name;
+  std::optional<std::string> prepare, cleanup;
+  bool shell = false;
+  bool show_output = false;
+  std::vector<std::string> command;
+};
+
+// Adds the flags to `app`. `native` leaves out what only `benchledger run` does (suites,
+// commands, imports).
+void add_run_options(CLI::App& app, RunOptions& options, bool native);
+
+// What runs when the options name nothing: a program's own registry, or nothing (then the
+// config file's `run` section).
+struct RunContext {
+  const Registry* native_registry = nullptr;
+  std::optional<std::string> compiler, build_type;  // of the measured code, for env
+  std::vector<std::string> argv;                    // as invoked, for the run record
+};
+
+// Runs, appends, prints. Returns 0 when every case was measured, 1 when a case failed;
+// throws Error for usage and data errors.
+int execute_run(const RunOptions& options, const RunContext& context);
+
+}  // namespace benchledger::cli

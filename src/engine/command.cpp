@@ -1,0 +1,345 @@
+// Command mode: posix_spawn (vfork-fast, no shell), wait4 for each run's own rusage, pidfd
+// for the timeout.
+//
+// posix_spawn rather than fork: glibc spawns with CLONE_VM | CLONE_VFORK, so no page table
+// is copied and the spawn costs tens of microseconds instead of the 0.3–1.5 ms a fork of
+// this process costs, time that would be counted in every run's wall time. The price is in
+// ru_maxrss: Linux credits a process at exec with the peak of the memory map it leaves
+// (fs/exec.c, setmax_mm_hiwater_rss), which for a vfork child is this process's, so a
+// command's max_rss reads at least benchledger's own peak resident set (docs/engine.md).
+#include "engine/command.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include <benchledger/error.hpp>
+
+#include "engine/clock.hpp"
+
+extern char** environ;
+
+namespace benchledger::engine {
+
+namespace {
+
+double timeval_ms(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : " ") + part;
+  return text;
+}
+
+std::string signal_name(int signal) {
+  const char* abbreviation = ::sigabbrev_np(signal);
+  return abbreviation != nullptr ? fmt::format("{} (SIG{})", signal, abbreviation)
+                                 : std::to_string(signal);
+}
+
+// posix_spawn's attributes and file actions, released on every path.
+class SpawnSetup {
+ public:
+  explicit SpawnSetup(bool show_output) {
+    ::posix_spawnattr_init(&m_attr);
+    ::posix_spawn_file_actions_init(&m_actions);
+    sigset_t none;
+    sigemptyset(&none);
+    sigset_t all;
+    sigfillset(&all);
+    ::posix_spawnattr_setsigmask(&m_attr, &none);
+    ::posix_spawnattr_setsigdefault(&m_attr, &all);
+    ::posix_spawnattr_setpgroup(&m_attr, 0);
+    ::posix_spawnattr_setflags(
+        &m_attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    ::posix_spawn_file_actions_addopen(&m_actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (!show_output) {
+      ::posix_spawn_file_actions_addopen(&m_actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+      ::posix_spawn_file_actions_addopen(&m_actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+  }
+  ~SpawnSetup() {
+    ::posix_spawnattr_destroy(&m_attr);
+    ::posix_spawn_file_actions_destroy(&m_actions);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  const posix_spawnattr_t* attr() const { return &m_attr; }
+  const posix_spawn_file_actions_t* actions() const { return &m_actions; }
+
+ private:
+  posix_spawnattr_t m_attr{};
+  posix_spawn_file_actions_t m_actions{};
+};
+
+// Waits for the child until timeout_s; false when it is still running then.
+bool wait_until_exit(pid_t pid, double timeout_s) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  const std::int64_t deadline = now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+  while (true) {
+    const std::int64_t left = deadline - now_ns();
+    if (left <= 0) break;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      const int ready =
+          ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left / 1000000 + 1, 1000)));
+      if (ready > 0) {
+        ::close(pidfd);
+        return true;
+      }
+    } else {
+      // No pidfd (kernel before 5.3): poll the child's state every millisecond.
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid) {
+        return true;
+      }
+      ::usleep(1000);
+    }
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  return false;
+}
+
+}  // namespace
+
+std::string CommandRun::describe() const {
+  if (timed_out) return "timed out and was killed";
+  if (signal) return "killed by signal " + signal_name(*signal);
+  if (exit_code) return fmt::format("exited with status {}", *exit_code);
+  return "ended in an unknown way";
+}
+
+CommandRun run_command_once(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                            bool show_output) {
+  if (argv.empty()) throw Error("no command given");
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const SpawnSetup setup(show_output);
+
+  CommandRun run;
+  pid_t pid = 0;
+  const std::int64_t start = now_ns();
+  const int error =
+      ::posix_spawnp(&pid, args[0], setup.actions(), setup.attr(), args.data(), environ);
+  if (error != 0) throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
+  if (timeout_s && !wait_until_exit(pid, *timeout_s)) {
+    run.timed_out = true;
+    std::ignore = ::kill(-pid, SIGKILL);
+    std::ignore = ::kill(pid, SIGKILL);
+  }
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR)
+      throw Error(fmt::format("waiting for \"{}\": {}", argv[0], std::strerror(errno)));
+  }
+  const std::int64_t end = now_ns();
+  run.wall_ms = static_cast<double>(end - start) / 1e6;
+  run.user_ms = timeval_ms(usage.ru_utime);
+  run.sys_ms = timeval_ms(usage.ru_stime);
+  run.max_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  return run;
+}
+
+CapturedRun run_capturing_stdout(const std::vector<std::string>& argv) {
+  if (argv.empty()) throw Error("no command given");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw Error(fmt::format("cannot run \"{}\": pipe: {}", argv[0], std::strerror(errno)));
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  pid_t pid = 0;
+  const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (error != 0) {
+    ::close(fds[0]);
+    throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
+  }
+  CapturedRun run;
+  char chunk[65536];
+  while (true) {
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    run.output.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  return run;
+}
+
+std::string CommandCase::display_name() const {
+  std::string name = bench;
+  for (const auto& [key, value] : params) name += " " + key + "=" + to_string(value);
+  return name;
+}
+
+namespace {
+
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values) {
+    const std::string placeholder = "{" + name + "}";
+    std::size_t at = 0;
+    while ((at = text.find(placeholder, at)) != std::string::npos) {
+      text.replace(at, placeholder.size(), value);
+      at += value.size();
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOverrides& params,
+                                        const std::optional<std::regex>& filter) {
+  if (spec.command.empty()) throw Error("no command given after --");
+  std::set<std::string> names;
+  for (const auto& [name, values] : params) {
+    if (name.empty()) throw Error("--param needs a name: --param name=v1,v2");
+    if (!names.insert(name).second) throw Error("--param " + name + " is given twice");
+    if (values.empty()) throw Error("--param " + name + " has no values");
+    const std::string placeholder = "{" + name + "}";
+    bool used = false;
+    for (const std::string& arg : spec.command)
+      used = used || arg.find(placeholder) != std::string::npos;
+    if (spec.prepare) used = used || spec.prepare->find(placeholder) != std::string::npos;
+    if (spec.cleanup) used = used || spec.cleanup->find(placeholder) != std::string::npos;
+    if (!used)
+      throw Error("--param " + name + ": the command has no " + placeholder + " placeholder");
+  }
+  const std::string written = join(spec.command);
+  std::vector<CommandCase> cases;
+  std::vector<std::size_t> index(params.size(), 0);
+  while (true) {
+    std::vector<std::pair<std::string, std::string>> values;
+    CommandCase c;
+    c.bench = spec.name.value_or(written);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const std::string& text = params[i].second[index[i]];
+      values.emplace_back(params[i].first, text);
+      c.params[params[i].first] = parse_param_value(text);
+    }
+    if (spec.shell) {
+      c.argv = {"/bin/sh", "-c", fill(written, values)};
+    } else {
+      for (const std::string& arg : spec.command) c.argv.push_back(fill(arg, values));
+    }
+    if (spec.prepare) c.prepare = fill(*spec.prepare, values);
+    if (spec.cleanup) c.cleanup = fill(*spec.cleanup, values);
+    if (!filter || std::regex_search(c.display_name(), *filter)) cases.push_back(std::move(c));
+
+    std::size_t digit = params.size();
+    bool wrapped = true;
+    while (digit > 0) {
+      --digit;
+      if (++index[digit] < params[digit].second.size()) {
+        wrapped = false;
+        break;
+      }
+      index[digit] = 0;
+    }
+    if (wrapped) break;
+  }
+  return cases;
+}
+
+CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& settings,
+                                const PhaseSink& sink) {
+  const std::int64_t start = now_ns();
+  CommandOutcome outcome;
+  const auto shell_step = [&](const std::string& script) {
+    return run_command_once({"/bin/sh", "-c", script}, settings.timeout, settings.show_output);
+  };
+  const auto emit = [&](const char* phase, int done, int total, double last_s) {
+    if (sink) sink(CasePhase{phase, done, total, last_s});
+  };
+  CommandMeasurement m;
+  std::optional<CaseFailure> failure;
+  std::int64_t failed_runs = 0;
+  std::string first_problem;
+  double last_s = 0;
+  const int total = settings.warmup + settings.runs;
+  for (int i = 0; i < total && !failure; ++i) {
+    const bool measured = i >= settings.warmup;
+    if (measured)
+      emit("measuring", i - settings.warmup, settings.runs, last_s);
+    else
+      emit("warmup", i, settings.warmup, last_s);
+    if (c.prepare) {
+      const CommandRun prepared = shell_step(*c.prepare);
+      if (!prepared.ok()) {
+        failure = CaseFailure{"error", "--prepare " + prepared.describe()};
+        break;
+      }
+    }
+    const CommandRun run = run_command_once(c.argv, settings.timeout, settings.show_output);
+    last_s = run.wall_ms / 1e3;
+    if (!measured) continue;
+    ++m.runs;
+    if (!run.ok()) {
+      ++failed_runs;
+      if (first_problem.empty()) first_problem = fmt::format("run {} {}", m.runs, run.describe());
+      continue;
+    }
+    m.wall_ms.push_back(run.wall_ms);
+    m.user_ms.push_back(run.user_ms);
+    m.sys_ms.push_back(run.sys_ms);
+    m.max_rss_bytes.push_back(static_cast<double>(run.max_rss_bytes));
+  }
+  emit("done", static_cast<int>(m.runs), settings.runs, last_s);
+  if (c.cleanup) {
+    const CommandRun cleaned = shell_step(*c.cleanup);
+    if (!cleaned.ok()) m.warnings.push_back("--cleanup " + cleaned.describe());
+  }
+  m.errors = failed_runs;
+  if (failed_runs > 0) {
+    m.warnings.push_back(fmt::format(
+        "{} of {} runs failed and are not in the timings (first: {}{})", failed_runs, m.runs,
+        first_problem, settings.show_output ? "" : "; --show-output shows their output"));
+  }
+  outcome.runs = m.runs;
+  outcome.errors = m.errors;
+  if (!failure && m.wall_ms.empty()) {
+    failure = CaseFailure{"error", m.runs == 0 ? "no run was measured"
+                                               : "every run failed (first: " + first_problem + ")"};
+  }
+  if (failure) {
+    outcome.failure = failure;
+  } else {
+    outcome.measurement = std::move(m);
+  }
+  outcome.seconds = static_cast<double>(now_ns() - start) / 1e9;
+  return outcome;
+}
+
+}  // namespace benchledger::engine

@@ -1,0 +1,94 @@
+// Command mode (`benchledger run -- CMD ARGS...`): spawn without a shell, time each run with
+// wait4, fill `{name}` placeholders for every combination of params.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <benchledger/record.hpp>
+
+#include "engine/native.hpp"
+
+namespace benchledger::engine {
+
+// One run of a command, as wait4 and the steady clock saw it.
+struct CommandRun {
+  double wall_ms = 0;  // from just before the spawn to wait4's return
+  double user_ms = 0;
+  double sys_ms = 0;
+  std::int64_t max_rss_bytes = 0;  // this child's own ru_maxrss from wait4
+  std::optional<int> exit_code;    // set when the command exited
+  std::optional<int> signal;       // set when a signal ended it
+  bool timed_out = false;          // killed (with its process group) past the timeout
+
+  bool ok() const { return exit_code == 0 && !timed_out; }
+  std::string describe() const;  // `exited with status 3`, `killed by signal 9 (SIGKILL)`, ...
+};
+
+// Spawns argv[0] (searched in PATH) with argv, in its own process group, stdin from
+// /dev/null and stdout/stderr to /dev/null unless show_output, and waits for it. A command
+// still running after timeout_s is killed with its process group. Throws Error when the
+// command cannot be started at all (not found, not executable).
+CommandRun run_command_once(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                            bool show_output);
+
+// Runs argv with stdout captured (stdin /dev/null, stderr inherited) and waits for it: for
+// native benchmark programs that print their records. Throws Error when it cannot start.
+struct CapturedRun {
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::string output;
+};
+CapturedRun run_capturing_stdout(const std::vector<std::string>& argv);
+
+// One combination of params of a command.
+struct CommandCase {
+  std::string bench;  // --name, else the command as written (placeholders unfilled)
+  Params params;
+  std::vector<std::string> argv;       // placeholders filled
+  std::optional<std::string> prepare;  // shell command before each run, placeholders filled
+  std::optional<std::string> cleanup;  // shell command after the last run of the case
+
+  std::string display_name() const;
+};
+
+struct CommandSpec {
+  std::optional<std::string> name;
+  std::vector<std::string> command;  // as given after `--`
+  bool shell = false;                // run the command through /bin/sh -c
+  std::optional<std::string> prepare, cleanup;
+};
+
+// Every combination of the params (the first given slowest), placeholders filled. A param
+// the command, --prepare and --cleanup never mention is an Error (a typo, most likely).
+std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOverrides& params,
+                                        const std::optional<std::regex>& filter);
+
+struct CommandSettings {
+  int runs = 10;
+  int warmup = 1;
+  std::optional<double> timeout;
+  bool show_output = false;
+};
+
+struct CommandMeasurement {
+  std::vector<double> wall_ms, user_ms, sys_ms;  // successful runs only
+  std::vector<double> max_rss_bytes;
+  std::int64_t runs = 0;    // measured runs (warm-up excluded)
+  std::int64_t errors = 0;  // runs that exited non-zero, were killed or timed out
+  std::vector<std::string> warnings;
+};
+
+struct CommandOutcome {
+  std::optional<CommandMeasurement> measurement;
+  std::optional<CaseFailure> failure;  // every run failed, or --prepare failed
+  std::int64_t runs = 0, errors = 0;   // also set for a failure
+  double seconds = 0;
+};
+
+CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& settings,
+                                const PhaseSink& sink);
+
+}  // namespace benchledger::engine

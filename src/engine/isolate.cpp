@@ -1,0 +1,231 @@
+// Each native case in a forked child: a crash, an abort or a hang ends only that case.
+//
+// The child measures and writes newline-ended messages on a pipe: `P {phase}` as it goes,
+// then `R {measurement}` or `E {"message": …}`. The parent reads them until end of file or
+// the case's deadline, then reaps the child; whatever the child did not report is a failure.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <benchledger/error.hpp>
+
+#include "engine/clock.hpp"
+#include "engine/native.hpp"
+
+namespace benchledger::engine {
+
+namespace {
+
+nlohmann::json to_json(const CaseMeasurement& m) {
+  nlohmann::json j;
+  j["time_ns"] = m.time_ns;
+  j["throughput"] = m.throughput;
+  if (m.latency) {
+    const LatencySummary& l = *m.latency;
+    j["latency"] = {{"n", l.n},     {"mean", l.mean}, {"stddev", l.stddev}, {"min", l.min},
+                    {"max", l.max}, {"p50", l.p50},   {"p90", l.p90},       {"p95", l.p95},
+                    {"p99", l.p99}, {"p999", l.p999}};
+  }
+  j["items_per_op"] = m.items_per_op;
+  j["ops"] = m.ops;
+  j["errors"] = m.errors;
+  j["ops_per_repetition"] = m.ops_per_repetition;
+  if (m.peak_rss_bytes) j["peak_rss_bytes"] = *m.peak_rss_bytes;
+  j["warnings"] = m.warnings;
+  return j;
+}
+
+CaseMeasurement measurement_from_json(const nlohmann::json& j) {
+  CaseMeasurement m;
+  m.time_ns = j.at("time_ns").get<std::vector<double>>();
+  m.throughput = j.at("throughput").get<std::vector<double>>();
+  if (j.contains("latency")) {
+    const auto& l = j.at("latency");
+    LatencySummary s;
+    s.n = l.at("n").get<std::int64_t>();
+    s.mean = l.at("mean").get<double>();
+    s.stddev = l.at("stddev").get<double>();
+    s.min = l.at("min").get<double>();
+    s.max = l.at("max").get<double>();
+    s.p50 = l.at("p50").get<double>();
+    s.p90 = l.at("p90").get<double>();
+    s.p95 = l.at("p95").get<double>();
+    s.p99 = l.at("p99").get<double>();
+    s.p999 = l.at("p999").get<double>();
+    m.latency = s;
+  }
+  m.items_per_op = j.at("items_per_op").get<double>();
+  m.ops = j.at("ops").get<std::int64_t>();
+  m.errors = j.at("errors").get<std::int64_t>();
+  m.ops_per_repetition = j.at("ops_per_repetition").get<std::int64_t>();
+  if (j.contains("peak_rss_bytes")) m.peak_rss_bytes = j.at("peak_rss_bytes").get<std::int64_t>();
+  m.warnings = j.at("warnings").get<std::vector<std::string>>();
+  return m;
+}
+
+// Writes all of `line` or gives up silently: a parent that went away reads nothing anyway.
+void write_all(int fd, const std::string& line) {
+  std::size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+std::string signal_name(int signal) {
+  const char* abbreviation = ::sigabbrev_np(signal);
+  return abbreviation != nullptr ? fmt::format("{} (SIG{})", signal, abbreviation)
+                                 : std::to_string(signal);
+}
+
+[[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout) {
+  std::ignore = ::setpgid(0, 0);
+  if (redirect_stdout) std::ignore = ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  const PhaseSink sink = [fd](const CasePhase& p) {
+    const nlohmann::json j = {
+        {"phase", p.phase}, {"done", p.done}, {"total", p.total}, {"last", p.last_repetition_s}};
+    write_all(fd, "P " + j.dump() + "\n");
+  };
+  try {
+    const CaseMeasurement m = measure_case(c, sink);
+    write_all(fd, "R " + to_json(m).dump() + "\n");
+  } catch (const std::exception& e) {
+    write_all(fd, "E " + nlohmann::json{{"message", e.what()}}.dump() + "\n");
+  } catch (...) {
+    write_all(
+        fd, "E " + nlohmann::json{{"message", "an exception that is not a std::exception"}}.dump() +
+                "\n");
+  }
+  std::cout.flush();
+  std::fflush(nullptr);
+  // _exit: the parent's static objects and atexit handlers belong to the parent.
+  ::_exit(0);
+}
+
+}  // namespace
+
+CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool redirect_stdout) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    throw Error(
+        fmt::format("cannot run case \"{}\": pipe: {}", c.display_name(), std::strerror(errno)));
+  }
+  std::cout.flush();
+  std::fflush(nullptr);
+  const std::int64_t start = now_ns();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(
+        fmt::format("cannot run case \"{}\": fork: {}", c.display_name(), std::strerror(error)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(c, fds[1], redirect_stdout);
+  }
+  std::ignore = ::setpgid(pid, pid);  // also done by the child; whichever runs first wins
+  ::close(fds[1]);
+
+  const auto deadline = start + static_cast<std::int64_t>(c.timeout * 1e9);
+  std::string buffer;
+  std::optional<CaseMeasurement> measurement;
+  std::optional<std::string> reported_error;
+  std::string protocol_problem;
+  bool timed_out = false;
+  char chunk[65536];
+  while (true) {
+    const std::int64_t left_ns = deadline - now_ns();
+    if (left_ns <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready =
+        ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left_ns / 1000000 + 1, 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file: the child exited (or closed the pipe)
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    std::size_t newline;
+    while ((newline = buffer.find('\n')) != std::string::npos) {
+      const std::string line = buffer.substr(0, newline);
+      buffer.erase(0, newline + 1);
+      if (line.size() < 2) continue;
+      try {
+        const nlohmann::json j = nlohmann::json::parse(line.substr(2));
+        if (line[0] == 'P' && sink) {
+          sink(CasePhase{j.at("phase").get<std::string>(), j.at("done").get<int>(),
+                         j.at("total").get<int>(), j.at("last").get<double>()});
+        } else if (line[0] == 'R') {
+          measurement = measurement_from_json(j);
+        } else if (line[0] == 'E') {
+          reported_error = j.at("message").get<std::string>();
+        }
+      } catch (const std::exception& e) {
+        protocol_problem = std::string("unreadable message from the case's process: ") + e.what();
+      }
+    }
+  }
+  if (timed_out) {
+    std::ignore = ::kill(-pid, SIGKILL);
+    std::ignore = ::kill(pid, SIGKILL);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  CaseOutcome outcome;
+  outcome.seconds = static_cast<double>(now_ns() - start) / 1e9;
+  if (timed_out) {
+    outcome.failure = CaseFailure{
+        "timeout", fmt::format("still running after its time limit of {} s; killed", c.timeout)};
+  } else if (WIFSIGNALED(status)) {
+    outcome.failure = CaseFailure{"crashed", "killed by signal " + signal_name(WTERMSIG(status))};
+  } else if (reported_error) {
+    outcome.failure = CaseFailure{"error", *reported_error};
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    outcome.failure = CaseFailure{
+        "crashed",
+        fmt::format("exited with status {} before reporting a measurement", WEXITSTATUS(status))};
+  } else if (!measurement) {
+    outcome.failure =
+        CaseFailure{"crashed", protocol_problem.empty() ? "ended without reporting a measurement"
+                                                        : protocol_problem};
+  } else {
+    outcome.measurement = std::move(measurement);
+  }
+  return outcome;
+}
+
+CaseOutcome run_case_in_process(const NativeCase& c, const PhaseSink& sink) {
+  const std::int64_t start = now_ns();
+  CaseOutcome outcome;
+  try {
+    outcome.measurement = measure_case(c, sink);
+  } catch (const std::exception& e) {
+    outcome.failure = CaseFailure{"error", e.what()};
+  }
+  outcome.seconds = static_cast<double>(now_ns() - start) / 1e9;
+  return outcome;
+}
+
+}  // namespace benchledger::engine

@@ -1,0 +1,516 @@
+// Measuring one native case: the phase machine (calibration, warm-up, repetitions), BENCH
+// mode's loop control across worker threads, and OPS mode's timed operations.
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <benchledger/benchledger.hpp>
+#include <benchledger/error.hpp>
+
+#include "engine/case_control.hpp"
+#include "engine/clock.hpp"
+#include "engine/histogram.hpp"
+#include "engine/native.hpp"
+#include "engine/peak_rss.hpp"
+
+namespace benchledger::engine {
+
+namespace {
+
+std::string describe_exception(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+std::string format_duration_ns(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.1f} µs", ns / 1e3);
+  if (ns < 1e9) return fmt::format("{:.1f} ms", ns / 1e6);
+  return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+// Decides batch sizes and keeps the samples. A batch is `n` iterations per worker (BENCH)
+// or `n` operations shared by the workers (OPS).
+class PhaseMachine {
+ public:
+  PhaseMachine(const NativeCase& c, const PhaseSink& sink)
+      : m_case(c),
+        m_sink(sink),
+        m_target_ns(std::max(c.min_time * 1e9, 1000.0 * clock_read_ns())) {}
+
+  std::int64_t first_batch() {
+    if (m_case.fixed_ops > 0) {
+      m_n = m_case.fixed_ops;
+      set_phase(m_case.warmup > 0 ? Phase::warmup : Phase::measuring);
+    } else {
+      m_n = 1;
+      set_phase(Phase::calibrating);
+    }
+    return m_n;
+  }
+
+  // The batch just run took wall_ns, its operations busy_ns in total; returns the next
+  // batch size, 0 when the case is done.
+  std::int64_t after_batch(std::int64_t wall_ns, std::int64_t busy_ns, std::int64_t ops) {
+    switch (m_phase) {
+      case Phase::calibrating:
+        if (static_cast<double>(wall_ns) >= m_target_ns || m_n >= k_max_batch) {
+          // The last calibration batch ran at the final size: it is the first warm-up.
+          m_warmups_done = 1;
+          set_phase(m_warmups_done >= m_case.warmup ? Phase::measuring : Phase::warmup);
+        } else {
+          m_n = grow(m_n, wall_ns);
+          emit();
+        }
+        break;
+      case Phase::warmup:
+        if (++m_warmups_done >= m_case.warmup)
+          set_phase(Phase::measuring);
+        else
+          emit();
+        break;
+      case Phase::measuring: {
+        if (ops > 0) {
+          m_time_ns.push_back(static_cast<double>(busy_ns) / static_cast<double>(ops));
+          const double wall_s = std::max<double>(static_cast<double>(wall_ns), 1.0) / 1e9;
+          m_throughput.push_back(static_cast<double>(ops) / wall_s);
+          m_ops += ops;
+        }
+        m_last_repetition_s = static_cast<double>(wall_ns) / 1e9;
+        if (static_cast<double>(wall_ns) < 1000.0 * clock_read_ns() && !m_warned_short) {
+          m_warned_short = true;
+          m_warnings.push_back(
+              fmt::format("a repetition lasted {}, so the clock's overhead ({:.0f} ns a read) is "
+                          "more than 0.1% "
+                          "of it; raise ops_per_repetition",
+                          format_duration_ns(static_cast<double>(wall_ns)), clock_read_ns()));
+        }
+        if (static_cast<int>(m_time_ns.size()) >= m_case.repetitions) {
+          set_phase(Phase::done);
+          return 0;
+        }
+        emit();
+        break;
+      }
+      case Phase::done:
+        return 0;
+    }
+    return m_n;
+  }
+
+  bool measuring() const { return m_phase == Phase::measuring; }
+  bool done() const { return m_phase == Phase::done; }
+  std::int64_t ops() const { return m_ops; }
+  std::int64_t batch() const { return m_n; }
+  std::vector<double>& time_ns() { return m_time_ns; }
+  std::vector<double>& throughput() { return m_throughput; }
+  std::vector<std::string>& warnings() { return m_warnings; }
+
+ private:
+  enum class Phase { calibrating, warmup, measuring, done };
+  static constexpr std::int64_t k_max_batch = std::int64_t{1} << 40;
+
+  std::int64_t grow(std::int64_t n, std::int64_t wall_ns) const {
+    // Like google-benchmark: aim 40% past the target, at most tenfold per step.
+    double factor = 10;
+    if (wall_ns > 0 && static_cast<double>(wall_ns) > m_target_ns / 10) {
+      factor = std::min(10.0, 1.4 * m_target_ns / static_cast<double>(wall_ns));
+    }
+    const auto next = static_cast<std::int64_t>(std::ceil(static_cast<double>(n) * factor));
+    return std::min(std::max(next, n + 1), k_max_batch);
+  }
+
+  void set_phase(Phase phase) {
+    m_phase = phase;
+    emit();
+  }
+
+  void emit() const {
+    if (!m_sink) return;
+    CasePhase p;
+    switch (m_phase) {
+      case Phase::calibrating:
+        p.phase = "calibrating";
+        break;
+      case Phase::warmup:
+        p.phase = "warmup";
+        p.done = m_warmups_done;
+        p.total = m_case.warmup;
+        break;
+      case Phase::measuring:
+      case Phase::done:
+        p.phase = m_phase == Phase::done ? "done" : "measuring";
+        p.done = static_cast<int>(m_time_ns.size());
+        p.total = m_case.repetitions;
+        break;
+    }
+    p.last_repetition_s = m_last_repetition_s;
+    m_sink(p);
+  }
+
+  const NativeCase& m_case;
+  const PhaseSink& m_sink;
+  const double m_target_ns;
+  Phase m_phase = Phase::calibrating;
+  std::int64_t m_n = 1;
+  int m_warmups_done = 0;
+  std::int64_t m_ops = 0;
+  double m_last_repetition_s = 0;
+  bool m_warned_short = false;
+  std::vector<double> m_time_ns;
+  std::vector<double> m_throughput;
+  std::vector<std::string> m_warnings;
+};
+
+// BENCH mode: the loop of each worker's State asks this between batches. With more than one
+// worker, a barrier ends every batch, so that all workers run each repetition together.
+class BenchControl final : public detail::CaseControl {
+ public:
+  BenchControl(PhaseMachine& machine, int workers)
+      : m_machine(machine),
+        m_workers(workers),
+        m_busy(static_cast<std::size_t>(workers), 0),
+        m_started(static_cast<std::size_t>(workers), false),
+        m_finished(static_cast<std::size_t>(workers), false),
+        m_barrier(workers, Completion{this}) {}
+
+  std::int64_t start_loop(int thread) override {
+    m_started[static_cast<std::size_t>(thread)] = true;
+    if (m_workers == 1) {
+      m_next = m_machine.first_batch();
+    } else {
+      m_barrier.arrive_and_wait();
+    }
+    if (m_next == 0) m_finished[static_cast<std::size_t>(thread)] = true;
+    return m_next;
+  }
+
+  std::int64_t batch_done(int thread, std::int64_t busy_ns) override {
+    if (m_workers == 1) {
+      m_next = after_batch(busy_ns, busy_ns);
+    } else {
+      m_busy[static_cast<std::size_t>(thread)] = busy_ns;
+      m_barrier.arrive_and_wait();
+    }
+    if (m_next == 0) m_finished[static_cast<std::size_t>(thread)] = true;
+    return m_next;
+  }
+
+  void set_items_per_op(double items) override { m_items_per_op = items; }
+
+  // A worker that threw, or returned without finishing its loop, leaves the barrier so the
+  // others are not stuck, and the case ends at the next batch boundary.
+  void abandon(int thread, std::string reason) {
+    {
+      const std::lock_guard lock(m_mutex);
+      if (m_failure.empty()) m_failure = std::move(reason);
+    }
+    m_aborted.store(true);
+    if (m_workers > 1 && !m_finished[static_cast<std::size_t>(thread)]) m_barrier.arrive_and_drop();
+  }
+
+  bool finished(int thread) const { return m_finished[static_cast<std::size_t>(thread)]; }
+  bool started(int thread) const { return m_started[static_cast<std::size_t>(thread)]; }
+  const std::string& failure() const { return m_failure; }
+  double items_per_op() const { return m_items_per_op; }
+
+ private:
+  struct Completion {
+    BenchControl* control;
+    void operator()() noexcept { control->on_barrier(); }
+  };
+
+  void on_barrier() noexcept {
+    try {
+      const std::int64_t now = now_ns();
+      if (m_aborted.load()) {
+        m_next = 0;
+      } else if (!m_loop_running) {
+        m_loop_running = true;
+        m_next = m_machine.first_batch();
+      } else {
+        std::int64_t busy = 0;
+        for (std::int64_t b : m_busy) busy += b;
+        m_next = after_batch(now - m_batch_start, busy);
+      }
+      m_batch_start = now;
+    } catch (...) {
+      m_failure = describe_exception(std::current_exception());
+      m_aborted.store(true);
+      m_next = 0;
+    }
+  }
+
+  std::int64_t after_batch(std::int64_t wall_ns, std::int64_t busy_ns) {
+    return m_machine.after_batch(wall_ns, busy_ns, m_machine.batch() * m_workers);
+  }
+
+  PhaseMachine& m_machine;
+  const int m_workers;
+  std::vector<std::int64_t> m_busy;
+  std::vector<char> m_started,
+      m_finished;  // not vector<bool>: workers write their own entries concurrently
+  std::barrier<Completion> m_barrier;
+  std::int64_t m_next = 0;
+  std::int64_t m_batch_start = 0;
+  bool m_loop_running = false;
+  std::atomic<bool> m_aborted{false};
+  std::mutex m_mutex;
+  std::string m_failure;
+  double m_items_per_op = 0;
+};
+
+// OPS mode's State: no loop, only params and items.
+class OpsControl final : public detail::CaseControl {
+ public:
+  std::int64_t start_loop(int /*thread*/) override {
+    throw Error("an OPS benchmark returns its operation; it does not loop over State");
+  }
+  std::int64_t batch_done(int /*thread*/, std::int64_t /*busy_ns*/) override { return 0; }
+  void set_items_per_op(double items) override { m_items_per_op = items; }
+  double items_per_op() const { return m_items_per_op; }
+
+ private:
+  double m_items_per_op = 0;
+};
+
+CaseMeasurement measure_bench(const NativeCase& c, PhaseMachine& machine) {
+  const Benchmark& benchmark = *c.benchmark;
+  BenchControl control(machine, c.concurrency);
+  const auto run_worker = [&](int thread) {
+    try {
+      State state(&control, &c.params, c.concurrency, thread);
+      benchmark.body()(state);
+      if (!control.finished(thread)) {
+        control.abandon(thread,
+                        control.started(thread)
+                            ? "the benchmark function left its loop before the engine ended it"
+                            : "the benchmark function returned without looping over State");
+      }
+    } catch (...) {
+      control.abandon(thread, describe_exception(std::current_exception()));
+    }
+  };
+  if (c.concurrency == 1) {
+    run_worker(0);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(c.concurrency));
+    for (int t = 0; t < c.concurrency; ++t) threads.emplace_back(run_worker, t);
+    for (auto& thread : threads) thread.join();
+  }
+  if (!control.failure().empty()) throw Error(control.failure());
+  if (!machine.done()) throw Error("the benchmark ended before its repetitions were measured");
+  CaseMeasurement m;
+  m.items_per_op = control.items_per_op();
+  return m;
+}
+
+// One OPS worker's counters, on its own cache lines.
+struct alignas(64) OpsWorker {
+  LatencyHistogram histogram;
+  std::int64_t busy_ns = 0;
+  std::int64_t errors = 0;
+  std::int64_t first_start = 0;
+  std::int64_t last_end = 0;
+  std::int64_t done = 0;
+};
+
+class CaseAbort {
+ public:
+  void set(std::string reason) {
+    const std::lock_guard lock(m_mutex);
+    if (!m_flag.load()) {
+      m_reason = std::move(reason);
+      m_flag.store(true);
+    }
+  }
+  bool is_set() const { return m_flag.load(std::memory_order_relaxed); }
+  const std::string& reason() const { return m_reason; }
+
+ private:
+  std::atomic<bool> m_flag{false};
+  std::mutex m_mutex;
+  std::string m_reason;
+};
+
+// Runs operations until `claim` says the batch is spent; times each on its own.
+template <class Claim>
+void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseAbort& abort) {
+  worker.busy_ns = 0;
+  worker.errors = 0;
+  worker.done = 0;
+  worker.first_start = 0;
+  worker.last_end = 0;
+  bool first = true;
+  while (claim()) {
+    const std::int64_t start = now_ns();
+    try {
+      op();
+    } catch (const CaseFailed& e) {
+      abort.set(e.what());
+      return;
+    } catch (...) {
+      ++worker.errors;
+    }
+    const std::int64_t end = now_ns();
+    worker.histogram.record(end - start);
+    worker.busy_ns += end - start;
+    ++worker.done;
+    if (first) {
+      worker.first_start = start;
+      first = false;
+    }
+    worker.last_end = end;
+  }
+}
+
+CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
+  OpsControl control;
+  Operation op;
+  {
+    State state(&control, &c.params, c.concurrency, 0);
+    op = c.benchmark->factory()(state);
+  }
+  if (!op) throw Error("the benchmark function returned no operation");
+
+  const auto workers_count = static_cast<std::size_t>(c.concurrency);
+  auto workers = std::make_unique<OpsWorker[]>(workers_count);
+  CaseAbort abort;
+  std::int64_t errors = 0;
+  bool histograms_cleared = false;
+
+  // Adds a finished batch to the machine; returns the next batch size.
+  const auto finish_batch = [&](bool measured) {
+    std::int64_t busy = 0, done = 0, first = 0, last = 0;
+    for (std::size_t w = 0; w < workers_count; ++w) {
+      const OpsWorker& worker = workers[w];
+      if (worker.done == 0) continue;
+      busy += worker.busy_ns;
+      done += worker.done;
+      if (measured) errors += worker.errors;
+      first = first == 0 ? worker.first_start : std::min(first, worker.first_start);
+      last = std::max(last, worker.last_end);
+    }
+    return machine.after_batch(last - first, busy, done);
+  };
+  const auto prepare_batch = [&] {
+    if (machine.measuring() && !histograms_cleared) {
+      for (std::size_t w = 0; w < workers_count; ++w) workers[w].histogram.clear();
+      histograms_cleared = true;
+    }
+    return machine.measuring();
+  };
+
+  if (workers_count == 1) {
+    std::int64_t n = machine.first_batch();
+    while (n > 0 && !abort.is_set()) {
+      const bool measured = prepare_batch();
+      std::int64_t left = n;
+      run_operations(
+          op, workers[0], [&left] { return left-- > 0; }, abort);
+      if (abort.is_set()) break;
+      n = finish_batch(measured);
+    }
+  } else {
+    // Persistent workers: two barriers per batch (start, end) with this thread as the
+    // (C+1)th participant, so no thread is created inside a measured batch.
+    std::barrier start_line(c.concurrency + 1);
+    std::barrier finish_line(c.concurrency + 1);
+    std::atomic<std::int64_t> next_op{0};
+    std::int64_t budget = 0;
+    bool stop = false;
+    std::vector<std::thread> threads;
+    threads.reserve(workers_count);
+    for (std::size_t w = 0; w < workers_count; ++w) {
+      threads.emplace_back([&, w] {
+        while (true) {
+          start_line.arrive_and_wait();
+          if (stop) return;
+          run_operations(
+              op, workers[w],
+              [&] {
+                return !abort.is_set() && next_op.fetch_add(1, std::memory_order_relaxed) < budget;
+              },
+              abort);
+          finish_line.arrive_and_wait();
+        }
+      });
+    }
+    std::int64_t n = machine.first_batch();
+    while (n > 0 && !abort.is_set()) {
+      const bool measured = prepare_batch();
+      budget = n;
+      next_op.store(0);
+      start_line.arrive_and_wait();
+      finish_line.arrive_and_wait();
+      if (abort.is_set()) break;
+      n = finish_batch(measured);
+    }
+    stop = true;
+    start_line.arrive_and_wait();
+    for (auto& thread : threads) thread.join();
+  }
+  if (abort.is_set()) throw Error(abort.reason());
+
+  LatencyHistogram all;
+  for (std::size_t w = 0; w < workers_count; ++w) all.merge(workers[w].histogram);
+  CaseMeasurement m;
+  m.items_per_op = control.items_per_op();
+  m.errors = errors;
+  LatencySummary latency;
+  latency.n = static_cast<std::int64_t>(all.count());
+  latency.mean = all.mean();
+  latency.stddev = all.stddev();
+  latency.min = static_cast<double>(all.min());
+  latency.max = static_cast<double>(all.max());
+  latency.p50 = all.quantile(0.50);
+  latency.p90 = all.quantile(0.90);
+  latency.p95 = all.quantile(0.95);
+  latency.p99 = all.quantile(0.99);
+  latency.p999 = all.quantile(0.999);
+  m.latency = latency;
+  if (latency.n > 0 && latency.mean < 20 * clock_read_ns()) {
+    m.warnings.push_back(fmt::format(
+        "operations take {:.0f} ns on average and timing each adds about {:.0f} ns (two clock "
+        "reads): per-operation latencies are dominated by the clock",
+        latency.mean, 2 * clock_read_ns()));
+  }
+  return m;
+}
+
+}  // namespace
+
+CaseMeasurement measure_case(const NativeCase& c, const PhaseSink& sink) {
+  if (c.benchmark == nullptr) throw Error("case \"" + c.bench + "\" has no benchmark");
+  reset_peak_rss();
+  if (sink) sink(CasePhase{"setup", 0, 0, 0});
+  PhaseMachine machine(c, sink);
+  CaseMeasurement m = c.benchmark->mode() == Benchmark::Mode::bench ? measure_bench(c, machine)
+                                                                    : measure_ops(c, machine);
+  m.time_ns = std::move(machine.time_ns());
+  m.throughput = std::move(machine.throughput());
+  m.ops = machine.ops();
+  m.ops_per_repetition =
+      machine.batch() * (c.benchmark->mode() == Benchmark::Mode::bench ? c.concurrency : 1);
+  m.peak_rss_bytes = peak_rss_bytes();
+  auto& warnings = machine.warnings();
+  m.warnings.insert(m.warnings.begin(), warnings.begin(), warnings.end());
+  return m;
+}
+
+}  // namespace benchledger::engine

@@ -1,0 +1,35 @@
+// Result records from measurements (DESIGN.md, "Records"; the metric names are listed in
+// docs/engine.md).
+#pragma once
+
+#include <string>
+
+#include <benchledger/record.hpp>
+
+#include "engine/command.hpp"
+#include "engine/native.hpp"
+
+namespace benchledger::engine {
+
+// A native case: `time` (ns per operation, one sample per repetition, primary),
+// `throughput` (ops/s), `items` (items/s, when declared), `latency` (ns, OPS mode: exact
+// mean/min/max, histogram percentiles, no samples) and `peak_rss` (bytes). A failed case is
+// a `failed_result`.
+ResultRecord native_result(const std::string& run_id, const NativeCase& c,
+                           const CaseOutcome& outcome);
+
+// A command: `wall` (ms, primary), `user` and `sys` (ms), `max_rss` (bytes), one sample per
+// successful run; ops = measured runs, errors = failed runs.
+ResultRecord command_result(const std::string& run_id, const CommandCase& c,
+                            const CommandOutcome& outcome);
+
+// A case that produced no measurement: metric `failed` (count 1) as primary, the extra field
+// `failure` {kind, message}, and the given ops and errors.
+ResultRecord failed_result(const std::string& run_id, const std::string& bench,
+                           const Params& params, const CaseFailure& failure, std::int64_t ops,
+                           std::int64_t errors);
+
+// A metric with one value and no samples.
+Metric single_value_metric(std::string unit, Better better, double value);
+
+}  // namespace benchledger::engine

@@ -1,0 +1,113 @@
+// Each native case runs in a forked child: a case that crashes or outlives its time limit is
+// recorded as failed, and the cases after it still run and are measured.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "engine/records.hpp"
+#include "engine_test_support.hpp"
+
+using namespace benchledger;
+namespace test = benchledger::test;
+
+TEST_CASE("a crashing and a hanging case fail while the cases around them complete") {
+  Registry registry;
+  registry.bench("before", [](State& state) {
+    for (auto _ : state) test::spin_for(1'000);
+  });
+  registry.bench("segfault", [](State& state) {
+    for (auto _ : state) ::raise(SIGSEGV);
+  });
+  registry.bench("abort", [](State& state) {
+    for (auto _ : state) std::abort();
+  });
+  registry.bench("hang", [](State& state) {
+    for (auto _ : state) std::this_thread::sleep_for(std::chrono::seconds(30));
+  });
+  registry.bench("exit", [](State& state) {
+    for (auto _ : state) std::exit(7);
+  });
+  registry.ops("after", [](State&) { return [] { test::spin_for(1'000); }; });
+  auto cases = test::cases_of(registry, 3, 0);
+  REQUIRE(cases.size() == 6);
+  cases[3].timeout = 0.5;
+
+  std::vector<engine::CaseOutcome> outcomes;
+  for (const auto& c : cases) outcomes.push_back(engine::run_case_isolated(c, {}, false));
+
+  REQUIRE(outcomes[0].measurement);
+  CHECK(outcomes[0].measurement->time_ns.size() == 3);
+  REQUIRE(outcomes[1].failure);
+  CHECK(outcomes[1].failure->kind == "crashed");
+  CHECK(outcomes[1].failure->message == "killed by signal 11 (SIGSEGV)");
+  REQUIRE(outcomes[2].failure);
+  CHECK(outcomes[2].failure->message == "killed by signal 6 (SIGABRT)");
+  REQUIRE(outcomes[3].failure);
+  CHECK(outcomes[3].failure->kind == "timeout");
+  CHECK(outcomes[3].seconds < 5);
+  REQUIRE(outcomes[4].failure);
+  CHECK(outcomes[4].failure->message == "exited with status 7 before reporting a measurement");
+  REQUIRE(outcomes[5].measurement);
+  CHECK(outcomes[5].measurement->latency);
+
+  // Recorded: the failed ones as one failed operation with the reason, the others measured.
+  const ResultRecord crashed = engine::native_result(new_ulid(), cases[1], outcomes[1]);
+  CHECK(crashed.primary == "failed");
+  CHECK(crashed.ops == 1);
+  CHECK(crashed.errors == 1);
+  CHECK(crashed.header.extra["failure"]["kind"] == "crashed");
+  const ResultRecord measured = engine::native_result(new_ulid(), cases[5], outcomes[5]);
+  CHECK(measured.primary == "time");
+  CHECK(measured.metrics.count("latency") == 1);
+  CHECK(measured.metrics.count("peak_rss") == 1);
+}
+
+TEST_CASE(
+    "the child reports an error the case raised, and its measurement crosses the pipe intact") {
+  Registry registry;
+  registry.bench("refuses", [](State& state) { state.fail("needs --pg DSN"); });
+  registry.ops("fine", [](State&) { return [] { test::spin_for(5'000); }; });
+  const auto cases = test::cases_of(registry, 4, 1);
+  const auto refused = engine::run_case_isolated(cases[0], {}, false);
+  REQUIRE(refused.failure);
+  CHECK(refused.failure->kind == "error");
+  CHECK(refused.failure->message == "needs --pg DSN");
+
+  std::vector<engine::CasePhase> phases;
+  const auto fine = engine::run_case_isolated(
+      cases[1], [&](const engine::CasePhase& p) { phases.push_back(p); }, false);
+  REQUIRE(fine.measurement);
+  CHECK(fine.measurement->time_ns.size() == 4);
+  CHECK(fine.measurement->throughput.size() == 4);
+  CHECK(fine.measurement->latency->p50 >= 5'000);
+  REQUIRE(fine.measurement->peak_rss_bytes);
+  CHECK(*fine.measurement->peak_rss_bytes > 0);
+  REQUIRE(!phases.empty());
+  CHECK(phases.front().phase == "setup");
+  CHECK(phases.back().phase == "done");
+  CHECK(phases.back().done == 4);
+}
+
+TEST_CASE(
+    "peak RSS is the case's own: a case that allocates 64 MiB reports it, the next does not") {
+  Registry registry;
+  registry.bench("big", [](State& state) {
+    std::vector<char> block(64u << 20);
+    for (std::size_t i = 0; i < block.size(); i += 4096) block[i] = 1;
+    for (auto _ : state) do_not_optimize(block.data());
+  });
+  registry.bench("small", [](State& state) {
+    for (auto _ : state) test::spin_for(1'000);
+  });
+  const auto cases = test::cases_of(registry, 2, 0);
+  const auto big = engine::run_case_isolated(cases[0], {}, false);
+  const auto small = engine::run_case_isolated(cases[1], {}, false);
+  REQUIRE(big.measurement);
+  REQUIRE(small.measurement);
+  CHECK(*big.measurement->peak_rss_bytes >= (64 << 20));
+  CHECK(*small.measurement->peak_rss_bytes < *big.measurement->peak_rss_bytes - (48 << 20));
+}
