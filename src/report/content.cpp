@@ -331,7 +331,7 @@ std::string quantity(const Metric& metric, double value) {
 }
 
 Cell text_cell(std::string text) {
-  return Cell{{plain(std::move(text))}, {}};
+  return Cell{{plain(std::move(text))}, {}, {}};
 }
 
 Text case_text(const ResultRecord& result) {
@@ -488,9 +488,15 @@ ChartGroup scaling_charts(const std::vector<const ScalingSlice*>& slices) {
   ChartGroup group;
   const ScalingSlice& first = *slices.front();
   const ResultRecord& sample = *first.cases.front();
+  // The primary metric, and the throughput and latency that the scaling table shows (a client
+  // sweep is read as both: TPS and latency against clients).
   std::vector<std::string> metrics{sample.primary};
-  const Figures f = figures_of(sample);
-  if (f.rate && f.rate_name != sample.primary) metrics.push_back(f.rate_name);
+  const Figures f = table_figures(first.cases).front();
+  for (const Metric* m : {f.rate, f.latency}) {
+    const std::string& name = m == f.rate ? f.rate_name : f.latency_name;
+    if (m != nullptr && std::find(metrics.begin(), metrics.end(), name) == metrics.end())
+      metrics.push_back(name);
+  }
   bool log_x = true;
   double lo = 0, hi = 0;
   for (const ScalingSlice* s : slices) {
@@ -520,6 +526,7 @@ ChartGroup scaling_charts(const std::vector<const ScalingSlice*>& slices) {
     chart.title = first.bench + ": " + metric_name + " by " + first.param;
     chart.x_label = first.param;
     chart.y_label = axis_label(metric_name, shown);
+    chart.note = it->second.better == Better::lower ? "lower is better" : "higher is better";
     chart.log_x = log_x;
     for (const ScalingSlice* s : slices) {
       ChartSeries series;
@@ -562,8 +569,8 @@ ChartGroup trend_charts(const ReportInput& input) {
     LineChart chart;
     chart.title = trend.bench + (trend.params.empty() ? "" : " " + params_text(trend.params));
     chart.x_label = "run (oldest to newest)";
-    chart.y_label = axis_label(trend.metric, shown) +
-                    (trend.better == Better::lower ? ", lower is better" : ", higher is better");
+    chart.y_label = axis_label(trend.metric, shown);
+    chart.note = trend.better == Better::lower ? "lower is better" : "higher is better";
     ChartSeries line{"median", {}, true};
     ChartSeries base{"base run", {}, false};
     ChartSeries reported{"reported run", {}, false};
@@ -632,6 +639,7 @@ ChartGroup distribution_charts(const ReportInput& input) {
     const DisplayUnit shown = display_unit(max_abs(all), metric.unit);
     DistributionChart chart;
     chart.title = result.bench + (result.params.empty() ? "" : " " + params_text(result.params));
+    chart.unit = shown.unit;
     chart.axis_label =
         axis_label(result.primary, shown) +
         (metric.better == Better::lower ? ", lower is better" : ", higher is better");
@@ -661,7 +669,7 @@ void add_runs(Document& doc, const ReportInput& input) {
     for (const RunRecord* r : runs) cells.push_back(cell(*r));
     table.rows.push_back(std::move(cells));
   };
-  row("Run", [](const RunRecord& r) { return Cell{{code(r.header.id)}, {}}; });
+  row("Run", [](const RunRecord& r) { return Cell{{code(r.header.id)}, {}, {}}; });
   row("Label", [](const RunRecord& r) { return text_cell(r.label.value_or(k_missing)); });
   row("Time", [](const RunRecord& r) { return text_cell(display_time(r.header.time)); });
   row("Project", [](const RunRecord& r) { return text_cell(r.project); });
@@ -672,12 +680,12 @@ void add_runs(Document& doc, const ReportInput& input) {
     if (r.git.branch) rest += " on " + *r.git.branch;
     if (r.git.dirty && *r.git.dirty) rest += ", uncommitted changes";
     if (!rest.empty()) text.push_back(plain(rest));
-    return Cell{std::move(text), {}};
+    return Cell{std::move(text), {}, {}};
   });
   row("Source", [](const RunRecord& r) { return text_cell(r.source); });
   row("Command", [](const RunRecord& r) {
     if (r.command.empty()) return text_cell(k_missing);
-    return Cell{{code(command_text(r.command))}, {}};
+    return Cell{{code(command_text(r.command))}, {}, {}};
   });
   std::vector<Cell> counts{text_cell("Cases")};
   if (input.base)
@@ -712,7 +720,7 @@ void add_environment(Document& doc, const ReportInput& input) {
         std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end();
     any_differs = any_differs || differs;
     std::vector<Cell> row;
-    row.push_back(differs ? Cell{{strong(field.name), plain(" ⚠ differs")}, "differs"}
+    row.push_back(differs ? Cell{{strong(field.name), plain(" ⚠ differs")}, "differs", {}}
                           : text_cell(field.name));
     for (const auto& v : values) {
       Cell cell = text_cell(v.value_or(k_missing));
@@ -736,22 +744,15 @@ std::string plural(std::size_t n, const std::string& one, const std::string& man
   return format_integer(static_cast<std::int64_t>(n)) + " " + (n == 1 ? one : many);
 }
 
+// The verdict in words; its symbol is the icon named verdict_icon().
 std::string verdict_text(const compare::CaseComparison& c) {
-  switch (c.verdict) {
-    case compare::Verdict::regression:
-      return c.accepted ? "☑️ regression, accepted" : "❌ regression";
-    case compare::Verdict::improvement:
-      return "✅ improvement";
-    case compare::Verdict::unchanged:
-      return "➖ unchanged";
-    case compare::Verdict::inconclusive:
-      return "❔ inconclusive";
-    case compare::Verdict::new_case:
-      return "🆕 new";
-    case compare::Verdict::missing:
-      return "🚫 missing";
-  }
-  return "";
+  if (c.verdict == compare::Verdict::regression && c.accepted) return "regression, accepted";
+  return std::string(compare::to_string(c.verdict));
+}
+
+std::string verdict_icon(const compare::CaseComparison& c) {
+  if (c.verdict == compare::Verdict::regression && c.accepted) return "accepted";
+  return std::string(compare::to_string(c.verdict));
 }
 
 std::string p_text(double p) {
@@ -889,6 +890,7 @@ ChartGroup comparison_distributions(const ReportInput& input, const RunData& cur
     DistributionChart chart;
     chart.title =
         c.bench + (c.params.empty() ? "" : " " + params_text(c.params)) + " · " + verdict_text(c);
+    chart.unit = shown.unit;
     chart.axis_label = axis_label(c.metric, shown) +
                        (c.better == Better::lower ? ", lower is better" : ", higher is better");
     if (!base.empty())
@@ -914,16 +916,16 @@ void add_comparisons(Document& doc, const ReportInput& input) {
     if (report.cases.empty()) continue;
     Table table;
     table.header = {"case",
+                    "verdict",
                     "metric",
                     "base",
                     "current",
-                    "n",
                     "change",
                     percent_of(1 - report.alpha) + " interval",
                     "p (adj.)",
-                    "verdict"};
-    table.align = {Align::left,  Align::left,  Align::right, Align::right, Align::right,
-                   Align::right, Align::right, Align::right, Align::left};
+                    "n"};
+    table.align = {Align::left,  Align::left,  Align::left,  Align::right, Align::right,
+                   Align::right, Align::right, Align::right, Align::right};
     BulletList remarks;
     for (const compare::CaseComparison* case_ptr : in_run_order(report, *current, *input.base)) {
       const compare::CaseComparison& c = *case_ptr;
@@ -931,22 +933,23 @@ void add_comparisons(Document& doc, const ReportInput& input) {
         return v ? format_quantity(*v, c.unit) : std::string(k_missing);
       };
       std::vector<Cell> row;
-      row.push_back(Cell{comparison_case_text(c), {}});
-      row.push_back(Cell{{code(c.metric)}, {}});
+      row.push_back(Cell{comparison_case_text(c), {}, {}});
+      // The verdict comes second so that a narrow screen shows it without scrolling.
+      const bool bold = c.verdict == compare::Verdict::regression && !c.accepted;
+      row.push_back(
+          Cell{{bold ? strong(verdict_text(c)) : plain(verdict_text(c))},
+               c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict)),
+               verdict_icon(c)});
+      row.push_back(Cell{{code(c.metric)}, {}, {}});
       row.push_back(text_cell(value(c.base_center)));
       row.push_back(text_cell(value(c.current_center)));
-      row.push_back(text_cell(format_integer(static_cast<std::int64_t>(c.base_n)) + " / " +
-                              format_integer(static_cast<std::int64_t>(c.current_n))));
       row.push_back(text_cell(c.change ? format_change(*c.change) : std::string(k_missing)));
       row.push_back(text_cell(c.ci_low && c.ci_high
                                   ? format_change(*c.ci_low) + " to " + format_change(*c.ci_high)
                                   : std::string(k_missing)));
       row.push_back(text_cell(c.p_adjusted ? p_text(*c.p_adjusted) : std::string(k_missing)));
-      const bool bold = c.verdict == compare::Verdict::regression && !c.accepted;
-      Cell verdict{{bold ? strong(verdict_text(c)) : plain(verdict_text(c))},
-                   std::string(compare::to_string(c.verdict))};
-      if (c.accepted) verdict.mark = "accepted";
-      row.push_back(std::move(verdict));
+      row.push_back(text_cell(format_integer(static_cast<std::int64_t>(c.base_n)) + " / " +
+                              format_integer(static_cast<std::int64_t>(c.current_n))));
       table.rows.push_back(std::move(row));
 
       std::string remark;
@@ -1004,7 +1007,7 @@ void add_results(Document& doc, const ReportInput& input) {
       doc.blocks.emplace_back(results_table(
           results, "case",
           [](const ResultRecord& r) {
-            return Cell{case_text(r), {}};
+            return Cell{case_text(r), {}, {}};
           },
           Align::left));
       doc.blocks.emplace_back(metrics_note(results));

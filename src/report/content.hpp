@@ -15,6 +15,9 @@ namespace benchledger::report {
 // The whole report. Throws Error when input.runs is empty.
 Document build_document(const ReportInput& input);
 
+// A cell's icon as Markdown draws it: an emoji and a space (`❌ ` for `regression`), or empty.
+std::string markdown_icon(const std::string& icon);
+
 // The suite of a benchmark: its name up to the first '/', or the whole name without one.
 std::string suite_of(const std::string& bench);
 

@@ -30,6 +30,10 @@ inline Span strong(std::string text) {
 struct Cell {
   Text text;
   std::string mark;  // a class for HTML (`regression`, `differs`, …); the text carries the meaning
+  // A symbol drawn before the text: a verdict (`regression`, `improvement`, `unchanged`,
+  // `inconclusive`, `new`, `missing`, `accepted`). Markdown shows it as an emoji, HTML as an
+  // inline SVG symbol (no font on the reader's machine needs to have the emoji).
+  std::string icon;
 };
 
 enum class Align { left, right };
@@ -72,6 +76,7 @@ struct LineChart {
   std::string title;
   std::string x_label;
   std::string y_label;
+  std::string note;  // a short remark above the plot: "lower is better"
   bool log_x = false;
   // Tick labels at given x positions (a trend's run dates); empty: numeric ticks.
   std::vector<std::pair<double, std::string>> x_ticks;
@@ -90,6 +95,7 @@ struct SampleGroup {
 struct DistributionChart {
   std::string title;
   std::string axis_label;
+  std::string unit;  // the unit the samples are in, for the medians printed over each row
   std::vector<SampleGroup> groups;
 };
 

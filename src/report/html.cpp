@@ -29,7 +29,8 @@ p { margin: 0.5em 0 0.9em; }
 p.note { color: #4a4a4a; font-size: 0.9em; }
 p.summary { background: #f3f6f9; border-left: 4px solid #0072B2; padding: 0.6em 0.9em; }
 code { font: 0.9em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  background: #f2f2f2; padding: 0.05em 0.3em; border-radius: 3px; overflow-wrap: anywhere; }
+  background: #f2f2f2; padding: 0.05em 0.3em; border-radius: 3px; overflow-wrap: break-word; }
+svg.icon { vertical-align: -3px; }
 .table-wrap { overflow-x: auto; margin: 0 0 0.6em; -webkit-overflow-scrolling: touch; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.92em; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #d8dee4; text-align: left; vertical-align: top; }
@@ -74,6 +75,38 @@ std::string render(const Text& text) {
   return out;
 }
 
+// Verdict symbols drawn in SVG: a shape per verdict (cross, tick, equals, question mark, plus,
+// minus) on an Okabe–Ito disc, so that neither colour nor an emoji font is needed to tell them
+// apart.
+std::string icon_svg(const std::string& icon) {
+  struct Symbol {
+    const char* name;
+    const char* colour;
+    const char* shape;  // drawn in white on the disc, in a 16×16 box
+  };
+  static const Symbol symbols[] = {
+      {"regression", "#D55E00",
+       R"(<path d="M5 5L11 11M11 5L5 11" stroke="#fff" stroke-width="2.2"/>)"},
+      {"improvement", "#009E73",
+       R"(<path d="M4.5 8.5L7 11L11.5 5.5" fill="none" stroke="#fff" stroke-width="2.2"/>)"},
+      {"unchanged", "#6E6E6E",
+       R"(<path d="M4.5 6.5H11.5M4.5 9.5H11.5" stroke="#fff" stroke-width="1.8"/>)"},
+      {"inconclusive", "#E69F00",
+       R"(<path d="M6 6.2A2 2 0 1 1 8.6 8.2C8 8.5 8 9 8 9.8" fill="none" stroke="#fff" stroke-width="1.8"/><circle cx="8" cy="12" r="1.1" fill="#fff"/>)"},
+      {"new", "#0072B2", R"(<path d="M8 4.5V11.5M4.5 8H11.5" stroke="#fff" stroke-width="2.2"/>)"},
+      {"missing", "#000000", R"(<path d="M4.5 8H11.5" stroke="#fff" stroke-width="2.2"/>)"},
+      {"accepted", "#CC79A7",
+       R"(<path d="M4.5 8.5L7 11L11.5 5.5" fill="none" stroke="#fff" stroke-width="2.2"/>)"},
+  };
+  for (const Symbol& s : symbols) {
+    if (icon != s.name) continue;
+    return fmt::format(
+        R"(<svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"><circle cx="8" cy="8" r="8" fill="{}"/>{}</svg> )",
+        s.colour, s.shape);
+  }
+  return {};
+}
+
 std::string render_table(const Table& table) {
   std::string out = "<div class=\"table-wrap\"><table>\n<thead><tr>";
   for (std::size_t i = 0; i < table.header.size(); ++i) {
@@ -89,7 +122,7 @@ std::string render_table(const Table& table) {
       if (i < table.align.size() && table.align[i] == Align::right) classes = "num";
       if (!row[i].mark.empty()) classes += (classes.empty() ? "" : " ") + row[i].mark;
       out += (classes.empty() ? "<td>" : "<td class=\"" + escape_html(classes) + "\">") +
-             render(row[i].text) + "</td>";
+             icon_svg(row[i].icon) + render(row[i].text) + "</td>";
     }
     out += "</tr>\n";
   }

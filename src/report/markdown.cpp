@@ -79,6 +79,22 @@ std::string render(const Text& text) {
   return out;
 }
 
+}  // namespace
+
+// Verdict symbols as emoji, which GitHub and most Markdown viewers draw.
+std::string markdown_icon(const std::string& icon) {
+  if (icon == "regression") return "❌ ";
+  if (icon == "improvement") return "✅ ";
+  if (icon == "unchanged") return "➖ ";
+  if (icon == "inconclusive") return "❔ ";
+  if (icon == "new") return "🆕 ";
+  if (icon == "missing") return "🚫 ";
+  if (icon == "accepted") return "☑️ ";
+  return {};
+}
+
+namespace {
+
 std::string render_table(const Table& table) {
   std::string out = "|";
   for (const std::string& h : table.header) out += " " + escape_text(h) + " |";
@@ -88,7 +104,7 @@ std::string render_table(const Table& table) {
   for (const auto& row : table.rows) {
     out += "|";
     for (const Cell& cell : row) {
-      const std::string text = render(cell.text);
+      const std::string text = markdown_icon(cell.icon) + render(cell.text);
       out += text.empty() ? " |" : " " + text + " |";
     }
     out += "\n";

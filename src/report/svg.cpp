@@ -35,6 +35,11 @@ constexpr std::array<Style, 7> k_styles{{
 }};
 
 constexpr double k_width = 480;
+// Font sizes in viewBox units: the drawing is scaled to ~360–400 px on most screens, so these
+// come out at about 10–12 px.
+constexpr double k_tick_font = 12.5;
+constexpr double k_label_font = 13.5;
+constexpr double k_legend_font = 13;
 constexpr const char* k_text = "#222222";
 constexpr const char* k_axis = "#555555";
 constexpr const char* k_grid = "#e4e4e4";
@@ -146,10 +151,10 @@ struct Scale {
 double legend(std::string& out, const std::vector<std::pair<std::string, int>>& entries, double y0,
               const std::vector<bool>& lines) {
   double x = 10, y = y0;
-  const double row = 18;
+  const double row = 19;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& [name, style_index] = entries[i];
-    const double w = 30 + text_width(name, 12) + 14;
+    const double w = 30 + text_width(name, k_legend_font) + 14;
     if (x + w > k_width - 8 && x > 10) {
       x = 10;
       y += row;
@@ -162,7 +167,7 @@ double legend(std::string& out, const std::vector<std::pair<std::string, int>>& 
                       *s.dash ? fmt::format(R"( stroke-dasharray="{}")", s.dash) : std::string());
     }
     out += marker(s, x + 12, y, lines[i] ? 3.5 : 5, !lines[i], "");
-    out += text(x + 30, y + 4, name, "start", 12);
+    out += text(x + 30, y + 4.5, name, "start", k_legend_font);
     x += w;
   }
   return y - y0 + row;
@@ -203,13 +208,18 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
   const double legend_height = legend(body, entries, 14, lines);
 
   double label_width = 0;
-  for (double t : yticks) label_width = std::max(label_width, text_width(tick_label(t, ydec), 11));
-  const double left = std::max(48.0, label_width + 30);
-  const double right = 16;
-  const double top = 14 + legend_height + 4;
+  for (double t : yticks)
+    label_width = std::max(label_width, text_width(tick_label(t, ydec), k_tick_font));
+  const double left = std::max(48.0, label_width + 32);
+  const double right = 12;
+  const double top = 14 + legend_height + (chart.note.empty() ? 6 : 20);
+  if (!chart.note.empty()) {
+    body +=
+        text(k_width - right, top - 8, chart.note, "end", k_tick_font, R"( font-style="italic")");
+  }
   const double plot_height = 190;
   const double bottom_of_plot = top + plot_height;
-  const double height = bottom_of_plot + 48;
+  const double height = bottom_of_plot + 50;
 
   Scale y{yticks.front(), yticks.back(), bottom_of_plot, top, false};
   Scale x;
@@ -248,7 +258,7 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
     const double py = y(t);
     body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
                         num(py), num(k_width - right), num(py), k_grid);
-    body += text(left - 6, py + 4, tick_label(t, ydec), "end", 11);
+    body += text(left - 6, py + 4.5, tick_label(t, ydec), "end", k_tick_font);
   }
   // X ticks, skipping labels that would overlap the previous one.
   double last_right = -INFINITY;
@@ -256,17 +266,20 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
     const double px = x(v);
     body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
                         num(bottom_of_plot), num(px), num(bottom_of_plot + 5), k_axis);
-    const double w = text_width(label, 11);
-    if (px - w / 2 < last_right + 6) continue;
-    body += text(px, bottom_of_plot + 18, label, "middle", 11);
-    last_right = px + w / 2;
+    const double w = text_width(label, k_tick_font);
+    // Keep labels at the edges inside the drawing.
+    const double cx = std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2);
+    if (cx - w / 2 < last_right + 6) continue;
+    body += text(cx, bottom_of_plot + 19, label, "middle", k_tick_font);
+    last_right = cx + w / 2;
   }
   // Axes and labels.
   body += fmt::format(R"(<path d="M{},{}V{}H{}" fill="none" stroke="{}"/>)", num(left), num(top),
                       num(bottom_of_plot), num(k_width - right), k_axis);
-  body += text((left + k_width - right) / 2, bottom_of_plot + 38, chart.x_label, "middle", 12);
+  body += text((left + k_width - right) / 2, bottom_of_plot + 40, chart.x_label, "middle",
+               k_label_font);
   const double ymid = (top + bottom_of_plot) / 2;
-  body += text(14, ymid, chart.y_label, "middle", 12,
+  body += text(14, ymid, chart.y_label, "middle", k_label_font,
                fmt::format(R"x( transform="rotate(-90 14 {})")x", num(ymid)));
 
   // Series: whiskers for bands, then lines, then markers.
@@ -324,7 +337,7 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
   const double row = 58;
   const double top = 8;
   const double axis_y = top + row * static_cast<double>(chart.groups.size()) + 4;
-  const double height = axis_y + 44;
+  const double height = axis_y + 48;
   Scale x{ticks.front(), ticks.back(), left, k_width - right, false};
 
   std::string body;
@@ -334,11 +347,13 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
                         num(px), num(axis_y), k_grid);
     body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
                         num(axis_y), num(px), num(axis_y + 5), k_axis);
-    body += text(px, axis_y + 18, tick_label(t, dec), "middle", 11);
+    const double w = text_width(tick_label(t, dec), k_tick_font);
+    body += text(std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2), axis_y + 19,
+                 tick_label(t, dec), "middle", k_tick_font);
   }
   body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
                       num(axis_y), num(k_width - right), num(axis_y), k_axis);
-  body += text((left + k_width - right) / 2, axis_y + 38, chart.axis_label, "middle", 12);
+  body += text((left + k_width - right) / 2, axis_y + 40, chart.axis_label, "middle", k_label_font);
 
   for (std::size_t g = 0; g < chart.groups.size(); ++g) {
     const SampleGroup& group = chart.groups[g];
@@ -349,13 +364,14 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
     std::sort(sorted.begin(), sorted.end());
     const std::string n_text = fmt::format("{}: n={}", group.name, sorted.size());
     if (sorted.empty()) {
-      body += text(left, row_top + 12, n_text, "start", 12);
+      body += text(left, row_top + 13, n_text, "start", k_label_font);
       continue;
     }
     const double q1 = quantile_sorted(sorted, 0.25), med = quantile_sorted(sorted, 0.5),
                  q3 = quantile_sorted(sorted, 0.75);
-    body += text(left, row_top + 12, fmt::format("{}, median {}", n_text, tick_label(med, dec + 2)),
-                 "start", 12);
+    const std::string median = format_number(med, 4) + (chart.unit.empty() ? "" : " " + chart.unit);
+    body += text(left, row_top + 13, fmt::format("{}, median {}", n_text, median), "start",
+                 k_label_font);
     // Whiskers to the extremes (every sample is drawn too), box from q1 to q3, median line.
     body +=
         fmt::format(R"(<path d="M{},{}H{}M{},{}H{}M{},{}V{}M{},{}V{}" stroke="{}" fill="none"/>)",
@@ -371,9 +387,10 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
     // Samples in the order recorded, jittered vertically by the golden-ratio sequence.
     for (std::size_t i = 0; i < group.samples.size(); ++i) {
       const double frac = std::fmod(static_cast<double>(i + 1) * 0.6180339887498949, 1.0);
-      body += marker(
-          st, x(group.samples[i]), cy + (frac - 0.5) * 18, 2.6, false,
-          fmt::format("{} #{}: {}", group.name, i + 1, tick_label(group.samples[i], dec + 2)));
+      body +=
+          marker(st, x(group.samples[i]), cy + (frac - 0.5) * 18, 3.2, false,
+                 fmt::format("{} #{}: {}{}", group.name, i + 1, format_number(group.samples[i], 4),
+                             chart.unit.empty() ? "" : " " + chart.unit));
     }
   }
   return fmt::format(

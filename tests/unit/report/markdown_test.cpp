@@ -100,7 +100,8 @@ void check_valid_gfm(const ReportInput& input, const std::string& markdown) {
       std::vector<std::vector<std::string>> rows{table->header};
       for (const auto& row : table->rows) {
         std::vector<std::string> cells;
-        for (const Cell& cell : row) cells.push_back(plain_text(cell.text));
+        for (const Cell& cell : row)
+          cells.push_back(markdown_icon(cell.icon) + plain_text(cell.text));
         rows.push_back(cells);
       }
       expected_tables.push_back(rows);
@@ -179,9 +180,10 @@ TEST_CASE("with a base, the report has the comparison table, its summary and ver
   CHECK(report.count(compare::Verdict::missing) == 1);
   CHECK(markdown.find("🚫 missing") != std::string::npos);
   // The pool got faster by about 11%, the sequential executor slower by about 18%.
-  CHECK(markdown.find("executor=bounded\\_pool | `time` | 741 µs | 661 µs | 10 / 10 | -10.7% |") !=
+  CHECK(markdown.find(
+            "executor=bounded\\_pool | ✅ improvement | `time` | 741 µs | 661 µs | -10.7% |") !=
         std::string::npos);
-  CHECK(markdown.find("| **❌ regression** |") != std::string::npos);
+  CHECK(markdown.find("| ❌ **regression** |") != std::string::npos);
   CHECK(markdown.find("| ✅ improvement |") != std::string::npos);
   CHECK(report.count(compare::Verdict::regression) == 2);
   CHECK(markdown.find("**Gate: fails.**") != std::string::npos);
