@@ -166,6 +166,10 @@ void probe_topology_fallback(const Root& root, CpuInfo& cpu) {
 }
 
 void probe_cpu_sysfs(const Root& root, CpuInfo& cpu) {
+  // /proc/cpuinfo lists online CPUs only; `present` also counts those taken offline.
+  if (auto present = root.read_line("sys/devices/system/cpu/present")) {
+    if (auto count = detail::count_cpu_list(*present)) cpu.logical = count;
+  }
   if (auto online = root.read_line("sys/devices/system/cpu/online"))
     cpu.online = detail::count_cpu_list(*online);
 
@@ -516,7 +520,12 @@ Capture capture_with_notes(const CaptureOptions& options) {
   auto& notes = result.notes;
   const Root root(options.root);
 
-  // Tools and Postgres take tens of milliseconds each: start them first, in parallel.
+  // The clock first, while no tool started below competes for the CPUs.
+  guarded("clock", notes, [&] {
+    if (root.is_live()) env.clock.read_ns = measure_clock_read_ns(options.probe_timeout);
+  });
+
+  // Tools and Postgres take tens of milliseconds each: start them next, in parallel.
   std::vector<std::pair<std::optional<std::string>*, std::future<ToolProbe>>> pending;
   const auto start_tool = [&](std::optional<std::string>* field, std::string name,
                               std::vector<std::string> args) {
@@ -591,10 +600,9 @@ Capture capture_with_notes(const CaptureOptions& options) {
   });
   guarded("container", notes, [&] { env.container.kind = probe_container(root); });
   guarded("virtualization", notes, [&] { env.virtualization = probe_virtualization(root); });
-  guarded("clock", notes, [&] {
+  guarded("clock source", notes, [&] {
     env.clock.source =
         root.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource");
-    if (root.is_live()) env.clock.read_ns = measure_clock_read_ns(options.probe_timeout);
   });
   guarded("loadavg", notes, [&] {
     if (auto text = root.read_line("proc/loadavg")) env.load_avg = detail::parse_loadavg(*text);
@@ -614,7 +622,7 @@ Capture capture_with_notes(const CaptureOptions& options) {
     });
   }
   if (postgres) {
-    guarded("postgres server", notes, [&] { env.runtimes.postgres_server = postgres->get(); });
+    guarded("postgres", notes, [&] { env.runtimes.postgres_server = postgres->get(); });
   }
 
   repair_utf8(env);

@@ -42,17 +42,19 @@ std::string reason(PGconn* connection) {
 }
 
 // Waits until the connection's socket is ready for `events` or the deadline passes.
-void wait_for(PGconn* connection, short events, Clock::time_point deadline) {
+void wait_for(PGconn* connection, short events, Clock::time_point deadline,
+              std::chrono::milliseconds timeout) {
   const int fd = PQsocket(connection);
   if (fd < 0) throw std::runtime_error("no connection socket: " + reason(connection));
   while (true) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) throw std::runtime_error("timed out");
+    const std::string too_late = "no answer within " + std::to_string(timeout.count()) + " ms";
+    if (left <= 0) throw std::runtime_error(too_late);
     pollfd pfd{fd, events, 0};
     const int ready = ::poll(&pfd, 1, static_cast<int>(left));
     if (ready > 0) return;
-    if (ready == 0) throw std::runtime_error("timed out");
+    if (ready == 0) throw std::runtime_error(too_late);
     if (errno != EINTR) throw std::runtime_error("poll failed");
   }
 }
@@ -78,18 +80,19 @@ std::string postgres_server_version(const std::string& dsn, std::chrono::millise
   PostgresPollingStatusType state = PGRES_POLLING_WRITING;
   while (state != PGRES_POLLING_OK) {
     if (state == PGRES_POLLING_FAILED) throw std::runtime_error(reason(connection.get()));
-    wait_for(connection.get(), state == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline);
+    wait_for(connection.get(), state == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline,
+             timeout);
     state = PQconnectPoll(connection.get());
   }
 
   if (PQsendQuery(connection.get(), "SELECT version()") != 1)
     throw std::runtime_error(reason(connection.get()));
-  while (PQflush(connection.get()) == 1) wait_for(connection.get(), POLLOUT, deadline);
+  while (PQflush(connection.get()) == 1) wait_for(connection.get(), POLLOUT, deadline, timeout);
   std::string version;
   bool have_version = false;
   while (true) {
     while (PQisBusy(connection.get()) == 1) {
-      wait_for(connection.get(), POLLIN, deadline);
+      wait_for(connection.get(), POLLIN, deadline, timeout);
       if (PQconsumeInput(connection.get()) != 1) throw std::runtime_error(reason(connection.get()));
     }
     Result result(PQgetResult(connection.get()));

@@ -162,9 +162,10 @@ TEST_CASE("a CPU quota and a memory limit are the tightest along the cgroup's an
   const Env env = capture_fixture("cgroup_quota");
   CHECK(env.cpu.quota == optional<double>(1.5));  // the service's 150000/100000, not the slice's 4
   CHECK(env.memory.limit_bytes == optional<std::int64_t>(std::int64_t{2} << 30));  // the slice's
-  CHECK(env.cpu.logical == optional<std::int64_t>(8));
-  CHECK(env.cpu.online == optional<std::int64_t>(8));
+  CHECK(env.cpu.logical == optional<std::int64_t>(8));  // `present`: CPU 7 is offline
+  CHECK(env.cpu.online == optional<std::int64_t>(7));
   CHECK(env.cpu.affinity == optional<std::int64_t>(6));
+  CHECK(env.cpu.physical == optional<std::int64_t>(4));  // cores of the online CPUs
   CHECK(env.cpu.governor == optional<string>("performance,schedutil"));
   CHECK(env.cpu.turbo == optional<bool>(false));  // intel_pstate/no_turbo = 1
   CHECK(env.container.kind == optional<string>());

@@ -1,7 +1,11 @@
 // Tools and Postgres are asked for their versions within the probe budget: an answer is
 // recorded verbatim, a hang or flood is killed, a failure leaves the field null.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -122,6 +126,28 @@ TEST_CASE("a Postgres server that refuses the connection leaves postgres_server 
   const auto capture = capture_with_notes(options);
   CHECK(capture.env.runtimes.postgres_server == optional<string>());
   CHECK(any_contains(capture.notes, "postgres"));
+}
+
+TEST_CASE("a Postgres server that never answers is given up at the deadline") {
+  // A listening socket that nobody accepts on: the connection opens and then hears nothing.
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  socklen_t length = sizeof address;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+
+  CaptureOptions options = fixture_options("intel_baremetal");
+  options.postgres_dsn =
+      "postgresql://postgres@127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/postgres";
+  options.probe_timeout = std::chrono::milliseconds(300);
+  const auto capture = capture_with_notes(options);
+  ::close(listener);
+  CHECK(capture.env.runtimes.postgres_server == optional<string>());
+  CHECK(any_contains(capture.notes, "postgres: no answer within 300 ms"));
 }
 
 TEST_CASE("SELECT version() fills postgres_server from the test server") {
