@@ -21,22 +21,25 @@ int real_fdatasync(int fd) {
   return ::fdatasync(fd);
 }
 
-ssize_t failing_write(int, const void*, std::size_t) {
+ssize_t failing_write(int fd, const void* data, std::size_t size) {
+  static int calls = 0;
+  if (++calls > 1) return ::write(fd, data, size);
   errno = EIO;
   return -1;
 }
 
 ssize_t half_then_failing_write(int fd, const void* data, std::size_t size) {
-  static bool wrote_half = false;
-  if (!wrote_half && size > 1) {
-    wrote_half = true;
-    return ::write(fd, data, size / 2);
-  }
+  static int calls = 0;
+  ++calls;
+  if (calls == 1 && size > 1) return ::write(fd, data, size / 2);
+  if (calls > 2) return ::write(fd, data, size);
   errno = EIO;
   return -1;
 }
 
-int failing_fdatasync(int) {
+int failing_fdatasync(int fd) {
+  static int calls = 0;
+  if (++calls > 1) return ::fdatasync(fd);
   errno = EIO;
   return -1;
 }

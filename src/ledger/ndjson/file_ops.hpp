@@ -1,10 +1,11 @@
 // The one seam where tests inject the faults a test cannot produce for real: an I/O error on
 // the ledger file's write() or fdatasync(). A full disk needs no seam (RLIMIT_FSIZE gives a real
 // EFBIG). Production code always gets the real calls unless the environment variable
-// BENCHLEDGER_TEST_FAULT names a fault, which only tests set:
-//   write-eio        the first write of a batch fails with EIO, nothing written
-//   short-write-eio  the first write writes half the batch, the next one fails with EIO
-//   fdatasync-eio    fdatasync fails with EIO after the batch was written
+// BENCHLEDGER_TEST_FAULT names a fault, which only tests set. Each fault strikes once, on the
+// process's first call, so that code which retried would succeed and be caught by the tests:
+//   write-eio        the first write fails with EIO, nothing written
+//   short-write-eio  the first write writes half the bytes, the second fails with EIO
+//   fdatasync-eio    the first fdatasync fails with EIO
 #pragma once
 
 #include <sys/types.h>
