@@ -1,6 +1,8 @@
 // The report as one self-contained HTML file: inline CSS, inline SVG, no script, no font, no
 // image and no link to anything outside the file, so that it opens the same offline, in a CI
 // artefact viewer or attached to a ticket.
+#include <cctype>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -107,6 +109,23 @@ std::string icon_svg(const std::string& icon) {
   return {};
 }
 
+// An id for a heading, so that sections can be linked (`report.html#trends`): lower-case
+// letters and digits of its text joined by '-', numbered when the same text comes again.
+std::string anchor_of(const std::string& text, std::map<std::string, int>& used) {
+  std::string slug;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) != 0) {
+      slug += static_cast<char>(std::tolower(c));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  if (slug.empty()) slug = "section";
+  const int n = ++used[slug];
+  return n == 1 ? slug : slug + "-" + std::to_string(n);
+}
+
 std::string render_table(const Table& table) {
   std::string out = "<div class=\"table-wrap\"><table>\n<thead><tr>";
   for (std::size_t i = 0; i < table.header.size(); ++i) {
@@ -141,9 +160,11 @@ std::string render_html(const ReportInput& input) {
   out += "<style>" + std::string(k_css) + "</style>\n</head>\n<body>\n<main>\n";
   out += "<h1>" + escape_html(doc.title) + "</h1>\n";
   int chart_index = 0;
+  std::map<std::string, int> anchors;
   for (const Block& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
-      out += fmt::format("<h{0}>{1}</h{0}>\n", h->level, escape_html(h->text));
+      out += fmt::format("<h{0} id=\"{1}\">{2}</h{0}>\n", h->level, anchor_of(h->text, anchors),
+                         escape_html(h->text));
     } else if (const auto* p = std::get_if<Paragraph>(&block)) {
       out += (p->mark.empty() ? "<p>" : "<p class=\"" + escape_html(p->mark) + "\">") +
              render(p->text) + "</p>\n";
@@ -157,7 +178,8 @@ std::string render_html(const ReportInput& input) {
       if (group->charts.empty()) continue;
       out += "<section class=\"charts\">\n";
       if (!group->heading.empty())
-        out += fmt::format("<h{0}>{1}</h{0}>\n", group->level, escape_html(group->heading));
+        out += fmt::format("<h{0} id=\"{1}\">{2}</h{0}>\n", group->level,
+                           anchor_of(group->heading, anchors), escape_html(group->heading));
       if (!group->intro.empty()) out += "<p class=\"note\">" + render(group->intro) + "</p>\n";
       out += "<div class=\"chart-grid\">\n";
       for (const Chart& chart : group->charts) {

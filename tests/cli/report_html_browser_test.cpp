@@ -1,0 +1,127 @@
+// The HTML report renders in a real browser (headless Chromium) with its charts painted, on a
+// desktop and a phone width, and loads nothing from outside the file.
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/report_support.hpp"
+#include "report/content.hpp"
+
+using namespace benchledger;
+using namespace benchledger::report;
+using namespace benchledger::report::testing;
+
+namespace {
+
+constexpr const char* k_chromium = "/usr/bin/chromium";
+
+std::string python() {
+  const char* python = std::getenv("BENCHLEDGER_PYTHON3");
+  return python != nullptr && *python != '\0' ? python : "/usr/bin/python3";
+}
+
+std::string source_dir() {
+  const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  return source;
+}
+
+std::size_t count_matches(const std::string& text, const std::regex& pattern) {
+  return static_cast<std::size_t>(std::distance(
+      std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
+}
+
+}  // namespace
+
+TEST_CASE("the HTML report refers to nothing outside itself") {
+  ScratchDir dir;
+  const std::string ledger = (dir.path() / "ledger.ndjson").string();
+  write_ledger(ledger, standard_history());
+  const Outcome outcome = run_cli(
+      {"report", "current", "--against", "baseline", "--ledger", ledger, "-o", "report.html"},
+      dir.path());
+  REQUIRE(outcome.exit_code == 0);
+  const std::string page = read_text(dir.path() / "report.html");
+  // No element that loads anything: scripts, stylesheets, images, frames, objects, fonts.
+  for (const char* tag : {"<script", "<link", "<img", "<iframe", "<object", "<embed", "<video",
+                          "<audio", "<source", "<image", "<use", "<base", "<meta http-equiv"}) {
+    INFO(tag);
+    CHECK(page.find(tag) == std::string::npos);
+  }
+  // No attribute or CSS that names a resource, and no URL at all.
+  CHECK(count_matches(page, std::regex(R"((src|href|xlink:href|srcset|action|poster|data)\s*=)",
+                                       std::regex::icase)) == 0);
+  CHECK(count_matches(page, std::regex(R"(url\s*\(|@import|@font-face)", std::regex::icase)) == 0);
+  CHECK(count_matches(page, std::regex(R"([a-z][a-z0-9+.-]*://)", std::regex::icase)) == 0);
+}
+
+TEST_CASE("the HTML report renders in headless Chromium with its charts and makes no request") {
+  if (!std::filesystem::exists(k_chromium)) {
+    WARN("skipping the browser test: "
+         << k_chromium << " is not installed (Debian package chromium; tools/setup installs it)");
+    return;
+  }
+  ScratchDir dir;
+  const std::string ledger = (dir.path() / "ledger.ndjson").string();
+  // A short page (the pipeline suite only) so that the charts lie within the screenshots:
+  // comparison against the baseline with distributions, a scaling chart and trends.
+  std::vector<RunData> runs = standard_history();
+  for (RunData& data : runs) {
+    std::erase_if(data.results,
+                  [](const ResultRecord& r) { return suite_of(r.bench) != "pipeline"; });
+  }
+  write_ledger(ledger, runs);
+  const Outcome outcome = run_cli(
+      {"report", "current", "--against", "baseline", "--ledger", ledger, "-o", "report.html"},
+      dir.path());
+  INFO(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const std::string page = read_text(dir.path() / "report.html");
+  const std::size_t charts = count_matches(page, std::regex(R"(<svg[^>]*class="chart )"));
+  // 4 distributions, 1 scaling chart (wall by pages, two modes), 4 trends.
+  CHECK(charts == 9);
+
+  const std::filesystem::path work = dir.path() / "browser";
+  std::filesystem::create_directories(work);
+  const Outcome check =
+      run_process({python(), source_dir() + "/tests/cli/report_browser_check.py", k_chromium,
+                   (dir.path() / "report.html").string(), work.string()},
+                  dir.path());
+  INFO(check.err);
+  REQUIRE(check.exit_code == 0);
+  const nlohmann::json result = nlohmann::json::parse(check.out);
+  INFO(result.dump(1));
+
+  // The DOM after load holds every chart, drawn with shapes, and the parser did not complain.
+  const nlohmann::json& dom = result["dom"];
+  CHECK(dom["exit_code"] == 0);
+  CHECK(dom["chart_svgs"] == charts);
+  CHECK(dom["figures"] == charts);
+  CHECK(dom["paths"].get<int>() > 50);
+  CHECK(dom["circles"].get<int>() > 20);
+  CHECK(dom["parser_error"] == false);
+  CHECK(dom["has_title"] == true);
+
+  // Both screenshots are far from blank and hold the palette's blue (current, trends) and
+  // orange (base) in pixels that only the charts paint.
+  for (const char* name : {"desktop", "phone"}) {
+    INFO(name);
+    const nlohmann::json& shot = result[name];
+    REQUIRE(shot.contains("width"));
+    CHECK(shot["non_white_fraction"].get<double>() > 0.05);
+    CHECK(shot["distinct_colours"].get<int>() > 200);
+    CHECK(shot["palette_pixels"]["#0072B2"].get<int>() > 100);
+    CHECK(shot["palette_pixels"]["#E69F00"].get<int>() > 20);
+  }
+  CHECK(result["desktop"]["width"] == 640);  // 1280 CSS pixels at a device scale of 0.5
+  CHECK(result["phone"]["width"] == 195);    // 390 CSS pixels
+
+  // Nothing reached the proxy while the report was open; the control page's fetches did, so
+  // the proxy would have seen the report's.
+  CHECK(result["requests"]["page"].empty());
+  CHECK(result["requests"]["blank"].empty());  // else Chromium's own traffic hides the page's
+  CHECK(result["requests"]["control"].size() >= 2);
+}
