@@ -1,12 +1,12 @@
-// Command mode: posix_spawn (vfork-fast, no shell), wait4 for each run's own rusage, pidfd
-// for the timeout.
+// Command mode: posix_spawn (vfork-fast, no shell) from the benchledger-spawn helper, wait4
+// for each run's own rusage, pidfd for the timeout.
 //
 // posix_spawn rather than fork: glibc spawns with CLONE_VM | CLONE_VFORK, so no page table
 // is copied and the spawn costs tens of microseconds instead of the 0.3–1.5 ms a fork of
-// this process costs, time that would be counted in every run's wall time. The price is in
-// ru_maxrss: Linux credits a process at exec with the peak of the memory map it leaves
-// (fs/exec.c, setmax_mm_hiwater_rss), which for a vfork child is this process's, so a
-// command's max_rss reads at least benchledger's own peak resident set (docs/engine.md).
+// this process costs, time that would be counted in every run's wall time. From the helper
+// rather than from here: Linux credits a process at exec with the peak of the memory map it
+// leaves (fs/exec.c, setmax_mm_hiwater_rss), which for a vfork child is its parent's, and
+// the helper's is about 1 MiB where benchledger's is 10+ MiB (docs/engine.md).
 #include "engine/command.hpp"
 
 #include <fcntl.h>
@@ -20,7 +20,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <tuple>
 
@@ -29,6 +31,7 @@
 #include <benchledger/error.hpp>
 
 #include "engine/clock.hpp"
+#include "engine/spawn_protocol.hpp"
 
 extern char** environ;
 
@@ -125,9 +128,148 @@ std::string CommandRun::describe() const {
   return "ended in an unknown way";
 }
 
+namespace {
+
+// benchledger-spawn next to this program, or $BENCHLEDGER_SPAWN_HELPER; empty when neither is
+// executable.
+std::string helper_path() {
+  if (const char* path = std::getenv("BENCHLEDGER_SPAWN_HELPER");
+      path != nullptr && *path != '\0') {
+    return ::access(path, X_OK) == 0 ? path : "";
+  }
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return "";
+  const auto candidate = self.parent_path() / "benchledger-spawn";
+  return ::access(candidate.c_str(), X_OK) == 0 ? candidate.string() : "";
+}
+
+// A pipe whose ends are above fd 4 (so that dup2 onto 3 and 4 never meets itself), close-on-exec.
+void high_pipe(int fds[2]) {
+  int raw[2];
+  if (::pipe2(raw, O_CLOEXEC) != 0)
+    throw Error(std::string("cannot start benchledger-spawn: pipe: ") + std::strerror(errno));
+  for (int i = 0; i < 2; ++i) {
+    fds[i] = ::fcntl(raw[i], F_DUPFD_CLOEXEC, 10);
+    ::close(raw[i]);
+  }
+  if (fds[0] < 0 || fds[1] < 0)
+    throw Error(std::string("cannot start benchledger-spawn: fcntl: ") + std::strerror(errno));
+}
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const auto* at = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t size) {
+  auto* at = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+CommandRunner::CommandRunner() {
+  const std::string path = helper_path();
+  if (path.empty()) return;
+  int requests[2], responses[2];
+  high_pipe(requests);
+  high_pipe(responses);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, requests[0], 3);
+  ::posix_spawn_file_actions_adddup2(&actions, responses[1], 4);
+  char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+  pid_t pid = 0;
+  const int error = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(requests[0]);
+  ::close(responses[1]);
+  if (error != 0) {
+    ::close(requests[1]);
+    ::close(responses[0]);
+    return;  // runs start from here instead; own_max_rss() tells
+  }
+  m_helper_pid = pid;
+  m_requests = requests[1];
+  m_responses = responses[0];
+}
+
+CommandRunner::~CommandRunner() {
+  stop_helper();
+}
+
+void CommandRunner::stop_helper() noexcept {
+  if (m_helper_pid <= 0) return;
+  ::close(m_requests);  // end of file: the helper exits
+  ::close(m_responses);
+  int status = 0;
+  while (::waitpid(m_helper_pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  m_helper_pid = -1;
+}
+
+CommandRun CommandRunner::run(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                              bool show_output) {
+  if (argv.empty()) throw Error("no command given");
+  if (m_helper_pid <= 0) return run_here(argv, timeout_s, show_output);
+  std::string request;
+  const auto put = [&request](const void* data, std::size_t size) {
+    request.append(static_cast<const char*>(data), size);
+  };
+  const auto argc = static_cast<std::int32_t>(argv.size());
+  put(&argc, sizeof argc);
+  for (const std::string& arg : argv) {
+    const auto length = static_cast<std::int32_t>(arg.size());
+    put(&length, sizeof length);
+    put(arg.data(), arg.size());
+  }
+  const double timeout = timeout_s.value_or(0);
+  const std::int32_t show = show_output ? 1 : 0;
+  put(&timeout, sizeof timeout);
+  put(&show, sizeof show);
+  SpawnResponse response{};
+  if (!write_all(m_requests, request.data(), request.size()) ||
+      !read_all(m_responses, &response, sizeof response)) {
+    stop_helper();
+    throw Error("benchledger-spawn stopped answering while running \"" + argv[0] + "\"");
+  }
+  if (response.spawn_errno != 0) {
+    throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(response.spawn_errno)));
+  }
+  CommandRun run;
+  run.wall_ms = static_cast<double>(response.wall_ns) / 1e6;
+  run.user_ms = static_cast<double>(response.user_us) / 1e3;
+  run.sys_ms = static_cast<double>(response.sys_us) / 1e3;
+  run.max_rss_bytes = response.max_rss_kib * 1024;
+  run.timed_out = response.timed_out != 0;
+  if (response.exited != 0) run.exit_code = response.exit_code;
+  if (response.signaled != 0) run.signal = response.signal;
+  return run;
+}
+
 CommandRun run_command_once(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                             bool show_output) {
-  if (argv.empty()) throw Error("no command given");
+  CommandRunner runner;
+  return runner.run(argv, timeout_s, show_output);
+}
+
+CommandRun CommandRunner::run_here(const std::vector<std::string>& argv,
+                                   std::optional<double> timeout_s, bool show_output) {
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -277,8 +419,9 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
                                 const PhaseSink& sink) {
   const std::int64_t start = now_ns();
   CommandOutcome outcome;
+  CommandRunner runner;
   const auto shell_step = [&](const std::string& script) {
-    return run_command_once({"/bin/sh", "-c", script}, settings.timeout, settings.show_output);
+    return runner.run({"/bin/sh", "-c", script}, settings.timeout, settings.show_output);
   };
   const auto emit = [&](const char* phase, int done, int total, double last_s) {
     if (sink) sink(CasePhase{phase, done, total, last_s});
@@ -302,7 +445,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
         break;
       }
     }
-    const CommandRun run = run_command_once(c.argv, settings.timeout, settings.show_output);
+    const CommandRun run = runner.run(c.argv, settings.timeout, settings.show_output);
     last_s = run.wall_ms / 1e3;
     if (!measured) continue;
     ++m.runs;
@@ -322,6 +465,12 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     if (!cleaned.ok()) m.warnings.push_back("--cleanup " + cleaned.describe());
   }
   m.errors = failed_runs;
+  if (!runner.own_max_rss()) {
+    m.warnings.push_back(
+        "benchledger-spawn was not found next to this program: runs started from benchledger "
+        "itself, so "
+        "max_rss reads at least benchledger's own peak resident set");
+  }
   if (failed_runs > 0) {
     m.warnings.push_back(fmt::format(
         "{} of {} runs failed and are not in the timings (first: {}{})", failed_runs, m.runs,

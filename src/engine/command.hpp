@@ -27,10 +27,39 @@ struct CommandRun {
   std::string describe() const;  // `exited with status 3`, `killed by signal 9 (SIGKILL)`, ...
 };
 
-// Spawns argv[0] (searched in PATH) with argv, in its own process group, stdin from
-// /dev/null and stdout/stderr to /dev/null unless show_output, and waits for it. A command
-// still running after timeout_s is killed with its process group. Throws Error when the
-// command cannot be started at all (not found, not executable).
+// Starts and times runs of commands. Each run is spawned (argv[0] searched in PATH) in its
+// own process group, stdin from /dev/null, stdout and stderr to /dev/null unless
+// show_output; a run still going after timeout_s is killed with its process group.
+//
+// Runs start from benchledger-spawn, a small helper next to this program (or at
+// $BENCHLEDGER_SPAWN_HELPER), so that each run's max RSS is its own (see spawn_helper.cpp).
+// Without the helper they start from this process, and max RSS reads at least this
+// process's own peak: own_max_rss() says so.
+class CommandRunner {
+ public:
+  CommandRunner();
+  ~CommandRunner();
+  CommandRunner(const CommandRunner&) = delete;
+  CommandRunner& operator=(const CommandRunner&) = delete;
+
+  // Throws Error when the command cannot be started at all (not found, not executable).
+  CommandRun run(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                 bool show_output);
+  // False when runs start from this process (no helper): their max RSS is then floored at
+  // this process's peak resident set.
+  bool own_max_rss() const { return m_helper_pid > 0; }
+
+ private:
+  CommandRun run_here(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                      bool show_output);
+  void stop_helper() noexcept;
+
+  int m_helper_pid = -1;
+  int m_requests = -1;   // write end, the helper's fd 3
+  int m_responses = -1;  // read end, the helper's fd 4
+};
+
+// One run with a runner of its own.
 CommandRun run_command_once(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                             bool show_output);
 

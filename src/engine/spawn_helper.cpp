@@ -1,0 +1,184 @@
+// benchledger-spawn: the small process that starts and times command mode's runs.
+//
+// Linux credits a process at exec with the peak resident set of the memory map it leaves
+// (fs/exec.c, setmax_mm_hiwater_rss): a command spawned straight from benchledger (vfork) would
+// report benchledger's own 10+ MiB as its max RSS, one forked from it (fork) the pages the
+// fork copied, and the fork itself would add 0.3–1.5 ms to every wall time. Spawning from this
+// helper, which uses nothing but libc and stays near 1 MiB, gives each run its own max RSS and
+// a vfork-fast start.
+//
+// Protocol on fds 3 (requests in) and 4 (responses out), native byte order; the helper exits
+// at end of file on fd 3:
+//   request:  int32 argc, argc x (int32 length, bytes), double timeout_s (<= 0: none),
+//             int32 show_output
+//   response: SpawnResponse (engine/spawn_protocol.hpp)
+// fds 0-2 are inherited: a run's stdin is /dev/null, its stdout and stderr /dev/null unless
+// show_output.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/spawn_protocol.hpp"
+
+extern char** environ;
+
+namespace {
+
+using benchledger::engine::SpawnResponse;
+
+constexpr int k_requests = 3;
+constexpr int k_responses = 4;
+constexpr std::int32_t k_max_args = 65536;
+constexpr std::int32_t k_max_arg_bytes = 1 << 20;
+
+bool read_exact(void* buffer, std::size_t size) {
+  auto* at = static_cast<char*>(buffer);
+  while (size > 0) {
+    const ssize_t n = ::read(k_requests, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool write_exact(const void* buffer, std::size_t size) {
+  const auto* at = static_cast<const char*>(buffer);
+  while (size > 0) {
+    const ssize_t n = ::write(k_responses, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::int64_t now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Waits until the child exits or the deadline passes; false on the deadline.
+bool wait_until(pid_t pid, std::int64_t deadline) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  bool exited = false;
+  while (!exited) {
+    const std::int64_t left = deadline - now_ns();
+    if (left <= 0) break;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      const std::int64_t ms = left / 1000000 + 1;
+      exited = ::poll(&p, 1, static_cast<int>(ms < 1000 ? ms : 1000)) > 0;
+    } else {
+      siginfo_t info{};
+      exited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+               info.si_pid == pid;
+      if (!exited) ::usleep(1000);
+    }
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  return exited;
+}
+
+SpawnResponse run(char** argv, double timeout_s, bool show_output) {
+  SpawnResponse response{};
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  ::posix_spawnattr_init(&attr);
+  ::posix_spawn_file_actions_init(&actions);
+  sigset_t none;
+  sigset_t all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  ::posix_spawnattr_setsigmask(&attr, &none);
+  ::posix_spawnattr_setsigdefault(&attr, &all);
+  ::posix_spawnattr_setpgroup(&attr, 0);
+  ::posix_spawnattr_setflags(
+      &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (!show_output) {
+    ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
+  pid_t pid = 0;
+  const std::int64_t start = now_ns();
+  const int error = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
+  ::posix_spawnattr_destroy(&attr);
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    response.spawn_errno = error;
+    return response;
+  }
+  if (timeout_s > 0 && !wait_until(pid, start + static_cast<std::int64_t>(timeout_s * 1e9))) {
+    response.timed_out = 1;
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+  }
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) {
+      response.spawn_errno = errno;
+      return response;
+    }
+  }
+  response.wall_ns = now_ns() - start;
+  response.user_us =
+      static_cast<std::int64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
+  response.sys_us =
+      static_cast<std::int64_t>(usage.ru_stime.tv_sec) * 1000000 + usage.ru_stime.tv_usec;
+  response.max_rss_kib = usage.ru_maxrss;
+  if (WIFEXITED(status)) {
+    response.exited = 1;
+    response.exit_code = WEXITSTATUS(status);
+  }
+  if (WIFSIGNALED(status)) {
+    response.signaled = 1;
+    response.signal = WTERMSIG(status);
+  }
+  return response;
+}
+
+}  // namespace
+
+int main() {
+  ::signal(SIGPIPE, SIG_IGN);
+  while (true) {
+    std::int32_t argc = 0;
+    if (!read_exact(&argc, sizeof argc)) return 0;  // the engine is done
+    if (argc < 1 || argc > k_max_args) return 2;
+    char** argv =
+        static_cast<char**>(std::calloc(static_cast<std::size_t>(argc) + 1, sizeof(char*)));
+    if (argv == nullptr) return 3;
+    for (std::int32_t i = 0; i < argc; ++i) {
+      std::int32_t length = 0;
+      if (!read_exact(&length, sizeof length) || length < 0 || length > k_max_arg_bytes) return 2;
+      argv[i] = static_cast<char*>(std::malloc(static_cast<std::size_t>(length) + 1));
+      if (argv[i] == nullptr) return 3;
+      if (!read_exact(argv[i], static_cast<std::size_t>(length))) return 2;
+      argv[i][length] = '\0';
+    }
+    double timeout_s = 0;
+    std::int32_t show_output = 0;
+    if (!read_exact(&timeout_s, sizeof timeout_s) || !read_exact(&show_output, sizeof show_output))
+      return 2;
+    const SpawnResponse response = run(argv, timeout_s, show_output != 0);
+    for (std::int32_t i = 0; i < argc; ++i) std::free(argv[i]);
+    std::free(argv);
+    if (!write_exact(&response, sizeof response)) return 0;
+  }
+}
