@@ -86,7 +86,8 @@ TEST_CASE("report -o writes the file, and a .html name chooses HTML") {
   const std::string page = read_text(dir.path() / "report.html");
   CHECK(page.rfind("<!DOCTYPE html>\n", 0) == 0);
   // The trend charts come from the ledger's history: the current run and the twelve before.
-  CHECK(page.find("<section class=\"charts\">\n<h2>Trends</h2>") != std::string::npos);
+  CHECK(page.find("<section class=\"charts\">\n<h2 id=\"trends\">Trends</h2>") !=
+        std::string::npos);
   // No temporary file is left behind.
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {

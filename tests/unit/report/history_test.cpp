@@ -1,0 +1,126 @@
+// A case's trend is its primary metric over the last N runs of a real ledger that measured
+// it, up to the reported run, without invalidated runs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <benchledger/ledger.hpp>
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "report/report.hpp"
+
+using namespace benchledger;
+using namespace benchledger::report;
+
+namespace {
+
+struct Ledger {
+  std::filesystem::path path;
+  std::unique_ptr<ledger::Store> store;
+  explicit Ledger(const std::vector<RunData>& runs) {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("benchledger-history-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) +
+            ".ndjson");
+    std::filesystem::remove(path);
+    store = ledger::open_store(path.string());
+    for (const RunData& data : runs) append(data);
+  }
+  ~Ledger() { std::filesystem::remove(path); }
+  void append(const RunData& data) {
+    std::vector<Record> batch{data.run};
+    for (const ResultRecord& r : data.results) batch.emplace_back(r);
+    store->append(std::move(batch));
+  }
+};
+
+const Trend& trend_of(const std::vector<Trend>& trends, const std::string& bench,
+                      const std::string& params) {
+  for (const Trend& t : trends) {
+    if (t.bench == bench && case_key("", t.params) == params) return t;
+  }
+  FAIL("no trend for " << bench << " " << params);
+  throw std::logic_error("unreachable");
+}
+
+std::vector<std::string> run_ids(const Trend& trend) {
+  std::vector<std::string> ids;
+  for (const TrendPoint& p : trend.points) ids.push_back(p.run_id);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("a trend holds the last N runs that measured the case, oldest first, ending at the run") {
+  const std::vector<RunData> history = fixtures::history_before(fixtures::current_run(), 10);
+  Ledger ledger(history);
+  const std::vector<Trend> trends = collect_history(*ledger.store, {history.back()}, 4);
+  REQUIRE(trends.size() == history.back().results.size());
+  const Trend& t = trend_of(trends, "postgres/tpcb", R"({"clients":20,"scale":1})");
+  CHECK(t.metric == "throughput");
+  CHECK(t.unit == "ops/s");
+  CHECK(t.better == Better::higher);
+  CHECK(run_ids(t) == std::vector<std::string>{history[7].run.header.id, history[8].run.header.id,
+                                               history[9].run.header.id,
+                                               history[10].run.header.id});
+  // Values are the metric's point estimate and its sample range in that run.
+  const ResultRecord& r8 = *std::find_if(
+      history[8].results.begin(), history[8].results.end(), [](const ResultRecord& r) {
+        return r.bench == "postgres/tpcb" && to_string(r.params.at("clients")) == "20";
+      });
+  const Metric& m = r8.metrics.at("throughput");
+  CHECK(t.points[1].value == m.value);
+  CHECK(t.points[1].low == m.summary.min);
+  CHECK(t.points[1].high == m.summary.max);
+  CHECK(t.points[1].time == history[8].run.header.time);
+}
+
+TEST_CASE("runs appended after the reported run are not part of its history") {
+  const std::vector<RunData> history = fixtures::history_before(fixtures::current_run(), 6);
+  Ledger ledger(history);
+  const std::vector<Trend> trends = collect_history(*ledger.store, {history[3]}, 20);
+  const Trend& t =
+      trend_of(trends, "executors/mixed", R"({"concurrency":50,"executor":"bounded_pool"})");
+  CHECK(run_ids(t) == std::vector<std::string>{history[0].run.header.id, history[1].run.header.id,
+                                               history[2].run.header.id, history[3].run.header.id});
+}
+
+TEST_CASE("invalidated runs and results are left out of trends") {
+  const std::vector<RunData> history = fixtures::history_before(fixtures::current_run(), 4);
+  Ledger ledger(history);
+  NoteRecord whole;
+  whole.header = {
+      "01JD9000000000000000000001", "2026-11-22T05:00:00.000000Z", std::string(k_zero_hash), {}};
+  whole.target = history[1].run.header.id;
+  whole.kind = NoteKind::invalidate;
+  whole.text = "thermal throttling";
+  whole.author = "ci";
+  NoteRecord one = whole;
+  one.header.id = "01JD9000000000000000000002";
+  one.target = history[2].run.header.id;
+  one.bench = "pipeline/fetch_store";
+  ledger.store->append({whole, one});
+  const std::vector<Trend> trends = collect_history(*ledger.store, {history.back()}, 20);
+  const Trend& pipeline = trend_of(trends, "pipeline/fetch_store",
+                                   R"({"latency_ms":20,"mode":"pipelined","pages":10})");
+  CHECK(run_ids(pipeline) == std::vector<std::string>{history[0].run.header.id,
+                                                      history[3].run.header.id,
+                                                      history[4].run.header.id});
+  const Trend& select = trend_of(trends, "postgres/select1", R"({"concurrency":10,"pool":"warm"})");
+  CHECK(run_ids(select) ==
+        std::vector<std::string>{history[0].run.header.id, history[2].run.header.id,
+                                 history[3].run.header.id, history[4].run.header.id});
+}
+
+TEST_CASE("a reported run read from another file ends its cases' trends") {
+  const std::vector<RunData> history = fixtures::history_before(fixtures::current_run(), 3);
+  Ledger ledger({history[0], history[1], history[2]});
+  const RunData elsewhere = history[3];  // not in the ledger
+  const std::vector<Trend> trends = collect_history(*ledger.store, {elsewhere}, 20);
+  const Trend& t =
+      trend_of(trends, "executors/uniform", R"({"concurrency":50,"executor":"sequential"})");
+  CHECK(run_ids(t) == std::vector<std::string>{history[0].run.header.id, history[1].run.header.id,
+                                               history[2].run.header.id, elsewhere.run.header.id});
+}
