@@ -189,14 +189,14 @@ std::vector<EnvField> env_fields() {
          if (c.docker_version) text += ", Docker " + *c.docker_version;
          return text;
        }},
-      {"Clock",
+      {"Clock", [](const RunRecord& r) { return r.env.clock.source; }},
+      // A measurement, different on every run: shown, not flagged.
+      {"Clock read",
        [](const RunRecord& r) -> std::optional<std::string> {
-         const ClockInfo& c = r.env.clock;
-         if (!c.source && !c.read_ns) return std::nullopt;
-         std::string text = c.source.value_or("?");
-         if (c.read_ns) text += ", " + format_quantity(*c.read_ns, "ns") + " per read";
-         return text;
-       }},
+         if (!r.env.clock.read_ns) return std::nullopt;
+         return format_quantity(*r.env.clock.read_ns, "ns");
+       },
+       false},
       {"Compiler", [](const RunRecord& r) { return r.env.runtimes.compiler; }},
       {"Build type", [](const RunRecord& r) { return r.env.runtimes.build_type; }},
       {"Node", [](const RunRecord& r) { return r.env.runtimes.node; }, true, true},
@@ -264,7 +264,14 @@ Figures figures_of(const ResultRecord& result) {
         return m.summary.p50 || m.summary.p95 || m.summary.p99;
       });
   if (f.latency == nullptr) std::tie(f.latency_name, f.latency) = pick(UnitKind::time, any);
-  std::tie(f.rate_name, f.rate) = pick(UnitKind::rate, any);
+  // Throughput: the metric named so, else one in operations per second, else any rate.
+  std::tie(f.rate_name, f.rate) = pick(
+      UnitKind::rate, [](const std::string& name, const Metric&) { return name == "throughput"; });
+  if (f.rate == nullptr) {
+    std::tie(f.rate_name, f.rate) =
+        pick(UnitKind::rate, [](const std::string&, const Metric& m) { return m.unit == "ops/s"; });
+  }
+  if (f.rate == nullptr) std::tie(f.rate_name, f.rate) = pick(UnitKind::rate, any);
   std::tie(f.memory_name, f.memory) =
       pick(UnitKind::bytes,
            [](const std::string& name, const Metric&) { return name_suggests_memory(name); });
@@ -334,10 +341,36 @@ Cell text_cell(std::string text) {
   return Cell{{plain(std::move(text))}, {}, {}};
 }
 
-Text case_text(const ResultRecord& result) {
-  Text text{code(result.bench)};
-  if (!result.params.empty()) text.push_back(plain(" " + params_text(result.params)));
+// The params every one of `cases` has with the same value, when there are two cases or more:
+// a table states them once under it instead of on every row.
+Params common_params(const std::vector<const Params*>& cases) {
+  if (cases.size() < 2) return {};
+  Params common = *cases.front();
+  for (const Params* p : cases) {
+    for (auto it = common.begin(); it != common.end();) {
+      const auto found = p->find(it->first);
+      it = found == p->end() || found->second != it->second ? common.erase(it) : std::next(it);
+    }
+  }
+  return common;
+}
+
+Params without(const Params& params, const Params& common) {
+  Params out;
+  for (const auto& [key, value] : params) {
+    if (common.find(key) == common.end()) out.emplace(key, value);
+  }
+  return out;
+}
+
+Text case_text(const std::string& bench, const Params& params) {
+  Text text{code(bench)};
+  if (!params.empty()) text.push_back(plain(" " + params_text(params)));
   return text;
+}
+
+Paragraph common_params_note(const Params& common) {
+  return Paragraph{{plain("Every row has " + params_text(common) + ".")}, "note"};
 }
 
 // A results table: one row per result, the first column given by `first`.
@@ -408,11 +441,14 @@ Table results_table(const std::vector<const ResultRecord*>& results,
     for (const auto& [name, metric] : f.others) other_names.insert(name);
   }
   for (const std::string& name : other_names) {
-    columns.push_back({name, [name](const ResultRecord&, const Figures& f) {
-                         const auto it = f.others.find(name);
-                         return it == f.others.end() ? std::string(k_missing)
-                                                     : quantity(*it->second, it->second->value);
-                       }});
+    const bool taken = std::any_of(columns.begin(), columns.end(),
+                                   [&](const Column& c) { return c.header == name; });
+    columns.push_back(
+        {taken ? name + " (metric)" : name, [name](const ResultRecord&, const Figures& f) {
+           const auto it = f.others.find(name);
+           return it == f.others.end() ? std::string(k_missing)
+                                       : quantity(*it->second, it->second->value);
+         }});
   }
 
   Table table;
@@ -927,13 +963,16 @@ void add_comparisons(Document& doc, const ReportInput& input) {
     table.align = {Align::left,  Align::left,  Align::left,  Align::right, Align::right,
                    Align::right, Align::right, Align::right, Align::right};
     BulletList remarks;
+    std::vector<const Params*> all_params;
+    for (const compare::CaseComparison& c : report.cases) all_params.push_back(&c.params);
+    const Params common = common_params(all_params);
     for (const compare::CaseComparison* case_ptr : in_run_order(report, *current, *input.base)) {
       const compare::CaseComparison& c = *case_ptr;
       const auto value = [&](const std::optional<double>& v) {
         return v ? format_quantity(*v, c.unit) : std::string(k_missing);
       };
       std::vector<Cell> row;
-      row.push_back(Cell{comparison_case_text(c), {}, {}});
+      row.push_back(Cell{case_text(c.bench, without(c.params, common)), {}, {}});
       // The verdict comes second so that a narrow screen shows it without scrolling.
       const bool bold = c.verdict == compare::Verdict::regression && !c.accepted;
       row.push_back(
@@ -964,7 +1003,7 @@ void add_comparisons(Document& doc, const ReportInput& input) {
       }
       if (!c.remark.empty()) remark += std::string(remark.empty() ? "" : "; ") + c.remark;
       if (!remark.empty()) {
-        Text item = comparison_case_text(c);
+        Text item = case_text(c.bench, without(c.params, common));
         item.push_back(plain(" "));
         item.push_back(code(c.metric));
         item.push_back(plain(": " + remark));
@@ -972,6 +1011,7 @@ void add_comparisons(Document& doc, const ReportInput& input) {
       }
     }
     doc.blocks.emplace_back(std::move(table));
+    if (!common.empty()) doc.blocks.emplace_back(common_params_note(common));
     doc.blocks.emplace_back(Paragraph{{plain("change: current over base minus one, from the "
                                              "Hodges–Lehmann estimate; interval: its " +
                                              percent_of(1 - report.alpha) +
@@ -1004,12 +1044,16 @@ void add_results(Document& doc, const ReportInput& input) {
     for (const std::string& suite : suites) {
       const auto& results = by_suite[suite];
       doc.blocks.emplace_back(Heading{3, suite});
+      std::vector<const Params*> params;
+      for (const ResultRecord* r : results) params.push_back(&r->params);
+      const Params common = common_params(params);
       doc.blocks.emplace_back(results_table(
           results, "case",
-          [](const ResultRecord& r) {
-            return Cell{case_text(r), {}, {}};
+          [&common](const ResultRecord& r) {
+            return Cell{case_text(r.bench, without(r.params, common)), {}, {}};
           },
           Align::left));
+      if (!common.empty()) doc.blocks.emplace_back(common_params_note(common));
       doc.blocks.emplace_back(metrics_note(results));
     }
 
@@ -1137,7 +1181,7 @@ std::vector<ScalingSlice> scaling_slices(const std::vector<ResultRecord>& result
         }
         distinct.insert(*v);
       }
-      if (!all_numeric || distinct.size() < 2) continue;
+      if (!all_numeric || distinct.size() < k_min_scaling_points) continue;
       // Group by the other params, in the order the groups first appear.
       std::vector<std::string> order;
       std::map<std::string, ScalingSlice> groups;
@@ -1156,7 +1200,7 @@ std::vector<ScalingSlice> scaling_slices(const std::vector<ResultRecord>& result
       }
       for (const std::string& group_key : order) {
         ScalingSlice& slice = groups[group_key];
-        if (slice.cases.size() < 2) continue;
+        if (slice.cases.size() < k_min_scaling_points) continue;
         std::stable_sort(slice.cases.begin(), slice.cases.end(),
                          [&](const ResultRecord* a, const ResultRecord* b) {
                            return *numeric(a->params.at(key)) < *numeric(b->params.at(key));

@@ -24,8 +24,12 @@ std::string suite_of(const std::string& bench);
 // `clients=10, scale=1` (sorted keys), leaving out `skip`.
 std::string params_text(const Params& params, const std::string& skip = {});
 
-// A case's parameters that vary alone: for each numeric param that takes two or more values,
-// the groups of cases whose other params are equal and that hold two or more of its values.
+// Scaling needs a curve, not a pair: two points are already side by side in the results table.
+inline constexpr std::size_t k_min_scaling_points = 3;
+
+// A case's parameters that vary alone: for each numeric param that takes k_min_scaling_points
+// or more values, the groups of cases whose other params are equal and that hold at least
+// that many of its values.
 struct ScalingSlice {
   std::string bench;
   std::string param;

@@ -81,8 +81,8 @@ TEST_CASE("the HTML report renders in headless Chromium with its charts and make
   REQUIRE(outcome.exit_code == 0);
   const std::string page = read_text(dir.path() / "report.html");
   const std::size_t charts = count_matches(page, std::regex(R"(<svg[^>]*class="chart )"));
-  // 4 distributions, 1 scaling chart (wall by pages, two modes), 4 trends.
-  CHECK(charts == 9);
+  // 6 distributions, 1 scaling chart (wall by pages, one line per mode), 6 trends.
+  CHECK(charts == 13);
 
   const std::filesystem::path work = dir.path() / "browser";
   std::filesystem::create_directories(work);

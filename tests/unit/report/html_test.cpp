@@ -61,8 +61,9 @@ TEST_CASE("the HTML page draws a trend per case, scaling curves and distribution
   // One trend per case, and the scaling curves: select1 by concurrency and tpcb by clients
   // (throughput and latency each), pipeline by pages (wall, one line per mode).
   CHECK(count(html, R"(<svg[^>]*class="chart line-chart")") == cases + 5);
-  // Every compared case with samples on a side has its distribution (18 comparisons).
-  CHECK(count(html, R"(<svg[^>]*class="chart distribution-chart")") == 18);
+  // Every compared case has its distribution (each has samples on at least one side).
+  CHECK(count(html, R"(<svg[^>]*class="chart distribution-chart")") ==
+        input.comparisons[0].report.cases.size());
   // Every chart has an accessible name and a caption.
   CHECK(count(html, R"(<svg[^>]*role="img" aria-labelledby="chart-\d+")") ==
         count(html, "<figure>"));
@@ -94,7 +95,8 @@ TEST_CASE("the page declares its charset and viewport and has no script") {
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("://") == std::string::npos);
   // Without a base, each case with samples shows their distribution in the reported run.
-  CHECK(count(html, R"(<svg[^>]*class="chart distribution-chart")") == 17);
+  CHECK(count(html, R"(<svg[^>]*class="chart distribution-chart")") ==
+        input.runs[0].results.size());
 }
 
 TEST_CASE("nice_ticks covers the range with steps of 1, 2 or 5 times a power of ten") {
