@@ -44,7 +44,8 @@ struct VerifyReport {
 };
 
 // Which run: `01J…` (id), `baseline` (label), `baseline~2`, `git:abc123`, `latest`, `latest~1`.
-// A path to an NDJSON file is resolved by the caller opening that file as a store.
+// "Newest" is the run appended last; `~N` steps N matching runs back. A path to an NDJSON file
+// is resolved by the caller opening that file as a store.
 struct RunSelector {
   enum class Kind { id, label, git, latest };
   Kind kind = Kind::latest;

@@ -6,6 +6,7 @@
 #include <benchledger/error.hpp>
 
 #include "ledger/canonical.hpp"
+#include "ledger/record_check.hpp"
 
 namespace benchledger::ledger {
 
@@ -17,12 +18,12 @@ std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch) {
     header_of(record).prev = std::string(k_zero_hash);
     PendingRecord pending;
     try {
+      check_record(record);
       pending.bytes = serialize(record);
       if (pending.bytes.size() > k_max_line_bytes) {
         throw Error(fmt::format("record is {} bytes, over the limit of {} bytes a line",
                                 pending.bytes.size(), k_max_line_bytes));
       }
-      std::ignore = parse_record(pending.bytes);  // validation only
     } catch (const Error& e) {
       throw Error(fmt::format(
           "record {} of the batch ({} {}): {}", i + 1, type_name(batch[i]),

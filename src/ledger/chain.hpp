@@ -24,8 +24,8 @@ struct PendingRecord {
   std::size_t index = 0;    // the record's place in the batch given to serialize_batch
 };
 
-// Serializes and validates a batch (each record's bytes are parsed back, so a store never holds
-// a record its readers would refuse). Throws Error naming the record by its place in the batch.
+// Checks (record_check.hpp) and serializes a batch, so that a store never holds a record its
+// readers would refuse. Throws Error naming the record by its place in the batch.
 std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch);
 
 // Writes `prev` into each record in order, starting from `head`, and returns the new head: the

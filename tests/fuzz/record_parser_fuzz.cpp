@@ -1,6 +1,6 @@
 // libFuzzer target for the record parser: parse_record() on any bytes either throws
 // benchledger::Error or returns a record that round-trips through its canonical bytes, and the
-// ledger's fixed-offset reads agree with the parse whenever both succeed. Anything else (a
+// ledger's fixed-offset reads and append()'s record check agree with the parse. Anything else (a
 // crash, another exception, a broken round trip) is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <benchledger/record.hpp>
 
 #include "ledger/canonical.hpp"
+#include "ledger/record_check.hpp"
 
 namespace {
 
@@ -28,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const benchledger::Error&) {
     return 0;  // refused with a message: what bad input should get
   }
+  benchledger::ledger::check_record(record);  // what append() checks must accept it too
   std::string bytes;
   try {
     bytes = benchledger::serialize(record);
