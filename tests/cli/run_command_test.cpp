@@ -1,0 +1,157 @@
+// `benchledger run -- CMD` end to end: one run and one result per param combination appended
+// to a real ledger, schema-valid; failures, timeouts and usage errors reported; the progress
+// line only on a terminal and never with --quiet.
+#include <catch2/catch.hpp>
+
+#include "run_support.hpp"
+
+using namespace benchledger::run_test;
+using nlohmann::json;
+
+TEST_CASE("run -- CMD appends one run and one result per param combination") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli({"run", "--ledger", ledger.string(), "--runs", "3", "--warmup", "0",
+                               "--param", "ms=10,20", "--", "sleep", "0.0{ms}"});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  const auto records = read_ledger(ledger);
+  REQUIRE(records.size() == 3);
+  const json& run = records[0];
+  CHECK(run["type"] == "run");
+  CHECK(run["source"] == "command");
+  CHECK(run["label"].is_null());
+  CHECK(run["env"]["fingerprint"].get<std::string>().size() == 64);
+  const auto command = run["command"].get<std::vector<std::string>>();
+  REQUIRE(command.size() >= 3);
+  CHECK(command[1] == "run");
+  CHECK(command.back() == "0.0{ms}");
+  for (std::size_t i = 1; i < 3; ++i) {
+    const json& r = records[i];
+    CHECK(r["run"] == run["id"]);
+    CHECK(r["bench"] == "sleep 0.0{ms}");
+    CHECK(r["primary"] == "wall");
+    CHECK(r["ops"] == 3);
+    CHECK(r["errors"] == 0);
+    const int ms = i == 1 ? 10 : 20;
+    CHECK(r["params"] == json{{"ms", ms}});
+    CHECK(r["metrics"]["wall"]["unit"] == "ms");
+    CHECK(r["metrics"]["wall"]["samples"].size() == 3);
+    CHECK(r["metrics"]["wall"]["value"].get<double>() >= ms);
+    for (const char* metric : {"user", "sys", "max_rss"})
+      CHECK(r["metrics"][metric]["samples"].size() == 3);
+    // Each run's own max RSS: sleep needs a couple of MiB, not benchledger's tens.
+    CHECK(r["metrics"]["max_rss"]["value"].get<double>() < 8 * 1024 * 1024);
+  }
+  CHECK(schema_problems(ledger).empty());
+  // The summary table names both cases.
+  CHECK_THAT(result.out,
+             Catch::Contains("sleep 0.0{ms} ms=10") && Catch::Contains("sleep 0.0{ms} ms=20"));
+  CHECK_THAT(result.out, Catch::Contains("2 results appended to " + ledger.string()));
+}
+
+TEST_CASE("--baseline labels the run and --format json prints exactly the records appended") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto first =
+      run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--quiet", "--", "true"});
+  REQUIRE(first.status == 0);
+  const auto second = run_cli({"run", "--ledger", ledger.string(), "--baseline", "--runs", "2",
+                               "--format", "json", "--name", "no-op", "--", "true"});
+  INFO(second.err);
+  REQUIRE(second.status == 0);
+  const auto stored = lines_of(read_file(ledger));
+  const auto printed = lines_of(second.out);
+  REQUIRE(stored.size() == 4);
+  REQUIRE(printed.size() == 2);
+  CHECK(printed[0] == stored[2]);
+  CHECK(printed[1] == stored[3]);
+  const auto run = json::parse(printed[0]);
+  CHECK(run["label"] == "baseline");
+  CHECK(json::parse(printed[1])["bench"] == "no-op");
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE(
+    "failing runs are counted as errors; a command whose every run fails is recorded as failed") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto counter = (dir.path() / "n").string();
+  const auto flaky = run_cli({"run", "--ledger", ledger.string(), "--runs", "4", "--warmup", "0",
+                              "--shell", "--name", "flaky", "--",
+                              "n=$(cat " + counter + " 2>/dev/null || echo 0); echo $((n+1)) > " +
+                                  counter + "; test $((n % 2)) -eq 0"});
+  INFO(flaky.err);
+  CHECK(flaky.status == 0);
+  CHECK_THAT(flaky.err, Catch::Contains("2 of 4 runs failed"));
+
+  const auto failing = run_cli({"run", "--ledger", ledger.string(), "--runs", "3", "--", "false"});
+  CHECK(failing.status == 1);
+  CHECK_THAT(failing.out, Catch::Contains("FAILED"));
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 2);
+  CHECK(results[0]["ops"] == 4);
+  CHECK(results[0]["errors"] == 2);
+  CHECK(results[0]["metrics"]["wall"]["samples"].size() == 2);
+  CHECK(results[1]["primary"] == "failed");
+  CHECK(results[1]["ops"] == 3);
+  CHECK(results[1]["errors"] == 3);
+  CHECK(results[1]["failure"]["kind"] == "error");
+  CHECK_THAT(results[1]["failure"]["message"].get<std::string>(),
+             Catch::Contains("exited with status 1"));
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("--timeout kills a run that takes too long and counts it") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup", "0",
+                               "--timeout", "0.2", "--", "sleep", "30"});
+  CHECK(result.status == 1);
+  CHECK(result.seconds < 10);
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["errors"] == 2);
+  CHECK_THAT(results[0]["failure"]["message"].get<std::string>(), Catch::Contains("timed out"));
+}
+
+TEST_CASE("the progress line appears on a terminal only, and --quiet silences stderr") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const std::vector<std::string> args = {"run", "--ledger", ledger.string(), "--runs",
+                                         "3",   "--",       "sleep",         "0.05"};
+  const auto on_terminal = run_cli_on_terminal(args);
+  REQUIRE(on_terminal.status == 0);
+  CHECK_THAT(on_terminal.err, Catch::Contains("[1/1] sleep 0.05") && Catch::Contains("measuring") &&
+                                  Catch::Contains("\r\033[K"));
+  CHECK_THAT(on_terminal.out, Catch::Contains("sleep 0.05"));
+
+  const auto piped = run_cli(args);
+  REQUIRE(piped.status == 0);
+  CHECK_THAT(piped.err, !Catch::Contains("[1/1]") && !Catch::Contains("\r"));
+
+  auto quiet_args = args;
+  quiet_args.insert(quiet_args.begin() + 1, "--quiet");
+  const auto quiet = run_cli_on_terminal(quiet_args);
+  REQUIRE(quiet.status == 0);
+  CHECK(quiet.err.empty());
+  CHECK_THAT(quiet.out, Catch::Contains("sleep 0.05"));
+}
+
+TEST_CASE("usage errors exit 2 and say what is wrong") {
+  TempDir dir;
+  const auto ledger = (dir.path() / "ledger.ndjson").string();
+  const auto bad_label = run_cli({"run", "--ledger", ledger, "--label", "no spaces", "--", "true"});
+  CHECK(bad_label.status == 2);
+  CHECK_THAT(bad_label.err, Catch::Contains("--label \"no spaces\""));
+  const auto unused = run_cli({"run", "--ledger", ledger, "--param", "n=1", "--", "true"});
+  CHECK(unused.status == 2);
+  CHECK_THAT(unused.err, Catch::Contains("no {n} placeholder"));
+  const auto missing = run_cli({"run", "--ledger", ledger, "--", "no-such-command-benchledger"});
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("cannot run \"no-such-command-benchledger\""));
+  const auto nothing = run_cli({"run", "--ledger", ledger}, dir.path());
+  CHECK(nothing.status == 2);
+  CHECK_THAT(nothing.err, Catch::Contains("nothing to run"));
+  CHECK_FALSE(std::filesystem::exists(ledger));
+}

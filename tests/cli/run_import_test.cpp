@@ -1,0 +1,80 @@
+// `benchledger run --import FORMAT FILE` records another harness's real output as a run:
+// google-benchmark JSON (repetitions as samples, counters, errors) and hyperfine's export.
+#include <catch2/catch.hpp>
+
+#include "run_support.hpp"
+
+using namespace benchledger::run_test;
+using nlohmann::json;
+
+TEST_CASE("google-benchmark JSON becomes one result per benchmark with repetitions as samples") {
+  TempDir dir;
+  const auto output = dir.path() / "gbench.json";
+  const auto produced =
+      run(RUN_GBENCH_FIXTURE, {"--benchmark_format=json", "--benchmark_repetitions=3",
+                               "--benchmark_min_time=0.01", "--benchmark_out=" + output.string()});
+  REQUIRE(produced.status == 0);
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli(
+      {"run", "--import", "google-benchmark", output.string(), "--ledger", ledger.string()});
+  INFO(result.err);
+  CHECK(result.status == 0);
+  const auto records = read_ledger(ledger);
+  CHECK(records[0]["source"] == "google-benchmark");
+  const auto results = results_of(records);
+  REQUIRE(results.size() == 3);
+  const json& empty = results[0];
+  CHECK(empty["bench"] == "BM_Empty");
+  CHECK(empty["metrics"]["time"]["samples"].size() == 3);
+  CHECK(empty["metrics"]["time"]["unit"] == "ns");
+  CHECK(empty["metrics"]["cpu_time"]["samples"].size() == 3);
+  CHECK(empty["ops"].get<std::int64_t>() > 1000);
+  const json& items = results[1];
+  CHECK(items["bench"] == "BM_SumItems/64");
+  CHECK(items["metrics"]["items"]["better"] == "higher");
+  CHECK(items["metrics"]["cache_misses"]["value"] == 3.0);
+  const json& refused = results[2];
+  CHECK(refused["bench"] == "BM_Refuses");
+  CHECK(refused["primary"] == "failed");
+  CHECK(refused["failure"]["message"] == "no database configured");
+  CHECK(schema_problems(ledger).empty());
+
+  std::ofstream(dir.path() / "broken.json")
+      << R"({"benchmarks": [{"name": "x", "real_time": "fast"}]})";
+  const auto broken = run_cli({"run", "--import", "google-benchmark",
+                               (dir.path() / "broken.json").string(), "--ledger", ledger.string()});
+  CHECK(broken.status == 2);
+  CHECK_THAT(broken.err, Catch::Contains("field \"benchmarks[0].real_time\": expected a number"));
+}
+
+TEST_CASE("hyperfine's exported JSON becomes one result per command with each run as a sample") {
+  TempDir dir;
+  const auto output = dir.path() / "hyperfine.json";
+  const auto produced = run("/usr/bin/hyperfine", {"-N", "--runs", "4", "--warmup", "1",
+                                                   "--export-json", output.string(), "sleep 0.01"});
+  REQUIRE(produced.status == 0);  // hyperfine comes from tools/setup's packages
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result =
+      run_cli({"run", "--import", "hyperfine", output.string(), "--ledger", ledger.string(), "-q"});
+  REQUIRE(result.status == 0);
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["bench"] == "sleep 0.01");
+  CHECK(results[0]["metrics"]["wall"]["unit"] == "ms");
+  CHECK(results[0]["metrics"]["wall"]["samples"].size() == 4);
+  CHECK(results[0]["metrics"]["wall"]["value"].get<double>() >= 10);
+  CHECK(results[0]["ops"] == 4);
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("an import is a run of its own and names the formats it knows") {
+  TempDir dir;
+  const auto mixed = run_cli({"run", "--import", "google-benchmark", "x.json", "--", "true"});
+  CHECK(mixed.status == 2);
+  CHECK_THAT(mixed.err, Catch::Contains("cannot be combined with measuring"));
+  std::ofstream(dir.path() / "x.json") << "{}";
+  const auto unknown = run_cli({"run", "--import", "criterion", (dir.path() / "x.json").string(),
+                                "--ledger", (dir.path() / "l.ndjson").string()});
+  CHECK(unknown.status == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: google-benchmark, hyperfine)"));
+}

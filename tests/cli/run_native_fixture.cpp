@@ -1,0 +1,48 @@
+// A user's benchmark program, as BENCHLEDGER_MAIN users write it: the cases that
+// run_native_test.cpp drives, a crash and a hang among them.
+#include <signal.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include <benchledger/benchledger.hpp>
+
+namespace {
+
+void spin_for(std::chrono::nanoseconds duration) {
+  const auto end = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+}  // namespace
+
+BENCHLEDGER_BENCH("fixture/spin", [](benchledger::State& state) {
+  const auto us = std::chrono::microseconds(state.int_param("us"));
+  for (auto _ : state) spin_for(us);
+}).param("us", {5, 20});
+
+BENCHLEDGER_OPS("fixture/every_tenth_throws", [](benchledger::State&) {
+  return [calls = 0]() mutable {
+    if (++calls % 10 == 0) throw std::runtime_error("every tenth call fails");
+    spin_for(std::chrono::microseconds(2));
+  };
+}).ops_per_repetition(500);
+
+BENCHLEDGER_BENCH("fixture/crash", [](benchledger::State& state) {
+  for (auto _ : state) ::raise(SIGSEGV);
+});
+
+BENCHLEDGER_BENCH("fixture/hang", [](benchledger::State& state) {
+  for (auto _ : state) std::this_thread::sleep_for(std::chrono::seconds(60));
+}).timeout(0.5);
+
+BENCHLEDGER_OPS("fixture/workers",
+                [](benchledger::State&) {
+                  return [] { std::this_thread::sleep_for(std::chrono::milliseconds(1)); };
+                })
+    .concurrency({1, 4})
+    .ops_per_repetition(40);
+
+BENCHLEDGER_MAIN()

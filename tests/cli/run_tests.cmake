@@ -1,0 +1,20 @@
+# `benchledger run` end to end: commands, bundled suites, a BENCHLEDGER_MAIN program and imports.
+benchledger_add_test(run_command_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_command_test.cpp LABELS cli)
+benchledger_add_test(run_suite_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_suite_test.cpp LABELS cli)
+
+add_executable(run_native_fixture ${CMAKE_CURRENT_LIST_DIR}/run_native_fixture.cpp)
+target_link_libraries(run_native_fixture PRIVATE benchledger benchledger_settings)
+benchledger_add_test(run_native_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_native_test.cpp LABELS cli)
+target_compile_definitions(run_native_cli_test PRIVATE
+                           RUN_NATIVE_FIXTURE="$<TARGET_FILE:run_native_fixture>")
+add_dependencies(run_native_cli_test run_native_fixture)
+
+add_executable(run_gbench_fixture ${CMAKE_CURRENT_LIST_DIR}/run_gbench_fixture.cpp)
+target_link_libraries(run_gbench_fixture PRIVATE benchmark::benchmark)
+benchledger_add_test(run_import_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_test.cpp LABELS cli)
+target_compile_definitions(run_import_cli_test PRIVATE
+                           RUN_GBENCH_FIXTURE="$<TARGET_FILE:run_gbench_fixture>")
+add_dependencies(run_import_cli_test run_gbench_fixture)
+# The build type a BENCHLEDGER_MAIN program reports from its own NDEBUG.
+target_compile_definitions(run_native_cli_test PRIVATE
+                           BENCHLEDGER_EXPECTED_BUILD_TYPE="$<IF:$<CONFIG:Debug>,Debug,Release>")
