@@ -3,6 +3,7 @@
 // append.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -67,4 +68,47 @@ TEST_CASE("SIGKILL at random moments loses at most the batch in flight, never ha
     CHECK(verify.exit_code == 0);
     CHECK(verify.err.find("torn") == std::string::npos);
   }
+}
+
+TEST_CASE("a writer killed in the middle of write() leaves no part of its batch behind") {
+  ScratchDir dir;
+  const auto path = dir / "ledger.ndjson";
+  benchledger::ledger::open_store(path.string())->append(fresh_batch("before", 3));
+  const std::string before = read_file(path);
+  // The seam writes half the batch and then waits, marker in place, to be killed.
+  ProcessOptions options;
+  options.env = {"BENCHLEDGER_TEST_FAULT=short-write-hang"};
+  Child child = spawn({LEDGER_APPENDER, path.string(), "1", "200", "killed"}, options);
+  for (int wait = 0; wait < 500 && std::filesystem::file_size(path) == before.size(); ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(std::filesystem::file_size(path) > before.size());
+  REQUIRE(std::filesystem::exists(path.string() + ".appending"));
+  ::kill(child.pid, SIGKILL);
+  const ProcessResult killed = finish(child);
+  REQUIRE(killed.signal == SIGKILL);
+  CHECK(announced(killed.out, "ack").empty());
+  const std::string partial = read_file(path);
+  // The half batch holds complete lines: without the marker they would pass for records.
+  CHECK(std::count(partial.begin() + static_cast<std::ptrdiff_t>(before.size()), partial.end(),
+                   '\n') > 10);
+
+  // Readers do not see the unfinished batch.
+  const Census census = take_census(path.string());
+  CHECK(census.records == 4);
+
+  const ProcessResult after = run_process({LEDGER_APPENDER, path.string(), "1", "1", "after"});
+  INFO(after.err);
+  REQUIRE(after.exit_code == 0);
+  const std::string repaired = read_file(path);
+  CHECK(repaired.substr(0, before.size()) == before);
+  CHECK(split_lines(repaired).size() == 6);
+  CHECK_FALSE(std::filesystem::exists(path.string() + ".appending"));
+  bool moved_aside = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    if (entry.path().filename().string().find(".torn-") == std::string::npos) continue;
+    moved_aside = read_file(entry.path()) == partial.substr(before.size());
+  }
+  CHECK(moved_aside);
+  CHECK(run_ledger({"verify", "--ledger", path.string()}).exit_code == 0);
 }

@@ -37,6 +37,12 @@ ssize_t half_then_failing_write(int fd, const void* data, std::size_t size) {
   return -1;
 }
 
+ssize_t half_then_hanging_write(int fd, const void* data, std::size_t size) {
+  const ssize_t wrote = ::write(fd, data, size / 2);
+  for (;;) ::pause();  // the test kills this process here
+  return wrote;
+}
+
 int failing_fdatasync(int fd) {
   static int calls = 0;
   if (++calls > 1) return ::fdatasync(fd);
@@ -51,8 +57,9 @@ FileOps choose() {
   if (name == "write-eio") return {failing_write, real_fdatasync};
   if (name == "short-write-eio") return {half_then_failing_write, real_fdatasync};
   if (name == "fdatasync-eio") return {real_write, failing_fdatasync};
+  if (name == "short-write-hang") return {half_then_hanging_write, real_fdatasync};
   throw Error("BENCHLEDGER_TEST_FAULT=" + name +
-              ": unknown fault (write-eio, short-write-eio or fdatasync-eio)");
+              ": unknown fault (write-eio, short-write-eio, fdatasync-eio or short-write-hang)");
 }
 
 }  // namespace

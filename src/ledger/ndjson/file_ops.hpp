@@ -6,6 +6,8 @@
 //   write-eio        the first write fails with EIO, nothing written
 //   short-write-eio  the first write writes half the bytes, the second fails with EIO
 //   fdatasync-eio    the first fdatasync fails with EIO
+//   short-write-hang the first write writes half the bytes, then the process sleeps until it
+//                    is killed: a crash in the middle of a batch, for the SIGKILL tests
 #pragma once
 
 #include <sys/types.h>
