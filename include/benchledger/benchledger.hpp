@@ -94,11 +94,16 @@ class State {
   class Iterator {
    public:
     Iterator(State* state, std::int64_t left) : m_state(state), m_left(left) {}
-    __attribute__((always_inline)) bool operator!=(const Iterator& /*end*/) {
-      if (__builtin_expect(m_left != 0, 1)) return true;
-      return m_state->next_batch(m_left);
+    // The hot path is one decrement and one branch: operator++ counts the batch down and
+    // asks the engine for the next one when it is spent, operator!= only tests. m_left's
+    // address never escapes (next_batch returns the new count), so it stays in a register,
+    // also across a compiler barrier in the body.
+    __attribute__((always_inline)) bool operator!=(const Iterator& /*end*/) const {
+      return m_left != 0;
     }
-    __attribute__((always_inline)) void operator++() { --m_left; }
+    __attribute__((always_inline)) void operator++() {
+      if (__builtin_expect(--m_left == 0, 0)) m_left = m_state->next_batch();
+    }
     __attribute__((always_inline)) Tick operator*() const { return {}; }
 
    private:
@@ -144,7 +149,7 @@ class State {
   ~State();
 
  private:
-  bool next_batch(std::int64_t& left);
+  std::int64_t next_batch();  // the next batch's size, 0 when the loop is over
 
   detail::CaseControl* m_control;
   const Params& m_params;
@@ -167,6 +172,9 @@ class Operation {
         m_call([](void* p) { (*static_cast<std::decay_t<F>*>(p))(); }) {}
   void operator()() const { m_call(m_holder.get()); }
   explicit operator bool() const { return m_call != nullptr; }
+  // The call as a plain function and context, for the engine's timing loop.
+  void (*function() const)(void*) { return m_call; }
+  void* context() const { return m_holder.get(); }
 
  private:
   std::shared_ptr<void> m_holder;

@@ -28,6 +28,16 @@ void LatencyHistogram::merge(const LatencyHistogram& other) noexcept {
   m_max = std::max(m_max, other.m_max);
 }
 
+void LatencyHistogram::add_moments(std::uint64_t count, std::uint64_t sum, long double sum_squares,
+                                   std::uint64_t min, std::uint64_t max) noexcept {
+  if (count == 0) return;
+  m_count += count;
+  m_sum += sum;
+  m_sum_squares += sum_squares;
+  m_min = std::min(m_min, min);
+  m_max = std::max(m_max, max);
+}
+
 void LatencyHistogram::clear() noexcept {
   *this = LatencyHistogram{};
 }

@@ -31,6 +31,13 @@ class LatencyHistogram {
     if (v > m_max) m_max = v;
   }
 
+  // For a timing loop that keeps count, sum and extremes in registers: counts one value in
+  // its bucket only; add_moments() then adds those values' count, sum, sum of squares,
+  // minimum and maximum.
+  void count_bucket(std::uint64_t v) noexcept { ++m_counts[index_of(v)]; }
+  void add_moments(std::uint64_t count, std::uint64_t sum, long double sum_squares,
+                   std::uint64_t min, std::uint64_t max) noexcept;
+
   static std::size_t index_of(std::uint64_t v) noexcept {
     if (v < k_sub) return static_cast<std::size_t>(v);
     const int exponent = 63 - __builtin_clzll(v);

@@ -348,35 +348,44 @@ class CaseAbort {
   std::string m_reason;
 };
 
-// Runs operations until `claim` says the batch is spent; times each on its own.
+// Runs operations until `claim` says the batch is spent; times each on its own. The hot path
+// is two clock reads, the call, one bucket increment and register arithmetic: everything else
+// is folded into the worker once the batch is done.
 template <class Claim>
 void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseAbort& abort) {
-  worker.busy_ns = 0;
-  worker.errors = 0;
-  worker.done = 0;
-  worker.first_start = 0;
-  worker.last_end = 0;
-  bool first = true;
+  void (*const call)(void*) = op.function();
+  void* const context = op.context();
+  LatencyHistogram& histogram = worker.histogram;
+  std::int64_t done = 0, errors = 0, first_start = 0, last_end = 0;
+  std::uint64_t sum = 0, min = ~std::uint64_t{0}, max = 0;
+  double sum_squares = 0;
   while (claim()) {
     const std::int64_t start = now_ns();
     try {
-      op();
+      call(context);
     } catch (const CaseFailed& e) {
       abort.set(e.what());
-      return;
+      break;
     } catch (...) {
-      ++worker.errors;
+      ++errors;
     }
     const std::int64_t end = now_ns();
-    worker.histogram.record(end - start);
-    worker.busy_ns += end - start;
-    ++worker.done;
-    if (first) {
-      worker.first_start = start;
-      first = false;
-    }
-    worker.last_end = end;
+    const auto ns = static_cast<std::uint64_t>(end > start ? end - start : 0);
+    histogram.count_bucket(ns);
+    sum += ns;
+    sum_squares += static_cast<double>(ns) * static_cast<double>(ns);
+    min = ns < min ? ns : min;
+    max = ns > max ? ns : max;
+    if (done == 0) first_start = start;
+    ++done;
+    last_end = end;
   }
+  histogram.add_moments(static_cast<std::uint64_t>(done), sum, sum_squares, min, max);
+  worker.busy_ns = static_cast<std::int64_t>(sum);
+  worker.errors = errors;
+  worker.done = done;
+  worker.first_start = first_start;
+  worker.last_end = last_end;
 }
 
 CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {

@@ -26,16 +26,15 @@ State::Iterator State::begin() {
   return {this, m_batch};
 }
 
-bool State::next_batch(std::int64_t& left) {
-  if (m_batch == 0) return false;
+std::int64_t State::next_batch() {
+  if (m_batch == 0) return 0;
   const std::int64_t now = engine::now_ns();
   if (!m_paused) m_busy += now - m_segment_start;
   m_batch = m_control->batch_done(m_thread_index, m_busy);
   m_busy = 0;
-  if (m_batch == 0) return false;
-  left = m_batch;
+  if (m_batch == 0) return 0;
   m_segment_start = engine::now_ns();
-  return true;
+  return m_batch;
 }
 
 void State::pause_timing() {
