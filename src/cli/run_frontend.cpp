@@ -96,6 +96,7 @@ using Clock = std::chrono::steady_clock;
 
 std::string format_number(double value, int significant = 3) {
   if (value == 0) return "0";
+  if (std::fabs(value) < 1e-3) return fmt::format("{:.{}g}", value, significant);
   const double magnitude = std::floor(std::log10(std::fabs(value)));
   const int decimals = std::max(0, significant - 1 - static_cast<int>(magnitude));
   std::string text = fmt::format("{:.{}f}", value, decimals);
