@@ -11,6 +11,12 @@
 #include "engine/records.hpp"
 #include "engine_test_support.hpp"
 
+// Under AddressSanitizer (the asan preset), let SIGSEGV kill the process as it does in any
+// other build, instead of ASan reporting it and exiting with status 1.
+extern "C" const char* __asan_default_options() {
+  return "handle_segv=0";
+}
+
 using namespace benchledger;
 namespace test = benchledger::test;
 
