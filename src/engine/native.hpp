@@ -52,8 +52,8 @@ struct NativeCase {
 
 // Every case of the registry, in registration order, each benchmark's params varying with
 // the first declared slowest and concurrency fastest. Overrides replace a declared param's
-// values (`concurrency` replaces the levels); an override that no benchmark declares is an
-// Error. `filter` keeps cases whose display name it matches (std::regex_search).
+// values (`concurrency` replaces the levels of the benchmarks that declare levels); an
+// override that no benchmark declares is an Error. `filter` keeps cases whose display name it matches (std::regex_search).
 std::vector<NativeCase> expand_cases(const Registry& registry, const std::string& prefix,
                                      const RunSettings& settings, const ParamOverrides& overrides,
                                      const std::optional<std::regex>& filter);

@@ -161,6 +161,9 @@ std::vector<NativeCase> expand_cases(const Registry& registry, const std::string
     std::vector<int> levels = benchmark->concurrency_levels();
     for (const auto& [name, texts] : overrides) {
       if (name == "concurrency") {
+        // Only where levels were declared: an operation not declared for concurrent use may
+        // not be thread-safe.
+        if (levels.empty()) continue;
         levels.clear();
         for (const std::string& text : texts) {
           const ParamValue value = parse_param_value(text);

@@ -184,6 +184,17 @@ TEST_CASE("each combination of params is one case, the first declared varying sl
   CHECK(overridden[0].display_name() == "grid concurrency=2 mode=b n=7");
   CHECK_THROWS_WITH(engine::expand_cases(registry, "", settings, {{"size", {"1"}}}, std::nullopt),
                     Catch::Contains("no benchmark of this run declares a param \"size\""));
+
+  // Concurrency is overridden only where levels were declared: an operation written for one
+  // thread is never run on several.
+  Registry single;
+  single.bench("one thread", [](State& state) {
+    for (auto _ : state) {
+    }
+  });
+  CHECK_THROWS_WITH(
+      engine::expand_cases(single, "", settings, {{"concurrency", {"4"}}}, std::nullopt),
+      Catch::Contains("declares a param \"concurrency\""));
 }
 
 TEST_CASE("params are read back with their types, and a wrong type is an error naming the param") {
