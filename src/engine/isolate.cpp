@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,8 +94,12 @@ std::string signal_name(int signal) {
                                  : std::to_string(signal);
 }
 
-[[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout) {
+[[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout, pid_t parent) {
   std::ignore = ::setpgid(0, 0);
+  // Its own process group keeps a Ctrl-C meant for `run` from reaching the case half-way;
+  // so that an interrupted `run` leaves no case behind, the case dies with it.
+  std::ignore = ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);  // the parent died before prctl took effect
   if (redirect_stdout) std::ignore = ::dup2(STDERR_FILENO, STDOUT_FILENO);
   const PhaseSink sink = [fd](const CasePhase& p) {
     const nlohmann::json j = {
@@ -128,6 +133,7 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   std::cout.flush();
   std::fflush(nullptr);
   const std::int64_t start = now_ns();
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -138,7 +144,7 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(c, fds[1], redirect_stdout);
+    child_main(c, fds[1], redirect_stdout, parent);
   }
   std::ignore = ::setpgid(pid, pid);  // also done by the child; whichever runs first wins
   ::close(fds[1]);

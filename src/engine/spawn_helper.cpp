@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -94,6 +95,19 @@ bool wait_until(pid_t pid, std::int64_t deadline) {
   return exited;
 }
 
+// The run in progress, for the signal handler: a run started in its own process group does
+// not get the terminal's Ctrl-C, so the helper passes it on before it goes.
+volatile sig_atomic_t g_running = 0;
+
+void on_termination(int signal) {
+  const pid_t running = static_cast<pid_t>(g_running);
+  if (running > 0) {
+    ::kill(-running, SIGKILL);
+    ::kill(running, SIGKILL);
+  }
+  ::_exit(128 + signal);
+}
+
 SpawnResponse run(char** argv, double timeout_s, bool show_output) {
   SpawnResponse response{};
   posix_spawnattr_t attr;
@@ -123,6 +137,7 @@ SpawnResponse run(char** argv, double timeout_s, bool show_output) {
     response.spawn_errno = error;
     return response;
   }
+  g_running = pid;
   if (timeout_s > 0 && !wait_until(pid, start + static_cast<std::int64_t>(timeout_s * 1e9))) {
     response.timed_out = 1;
     ::kill(-pid, SIGKILL);
@@ -137,6 +152,7 @@ SpawnResponse run(char** argv, double timeout_s, bool show_output) {
     }
   }
   response.wall_ns = now_ns() - start;
+  g_running = 0;
   response.user_us =
       static_cast<std::int64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
   response.sys_us =
@@ -157,6 +173,15 @@ SpawnResponse run(char** argv, double timeout_s, bool show_output) {
 
 int main() {
   ::signal(SIGPIPE, SIG_IGN);
+  struct sigaction action {};
+  action.sa_handler = on_termination;
+  sigemptyset(&action.sa_mask);
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (const int signal : signals) ::sigaction(signal, &action, nullptr);
+  // benchledger killed outright (SIGKILL) cannot tell the helper: the kernel does.
+  const pid_t parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) return 1;
   while (true) {
     std::int32_t argc = 0;
     if (!read_exact(&argc, sizeof argc)) return 0;  // the engine is done

@@ -155,3 +155,20 @@ TEST_CASE("usage errors exit 2 and say what is wrong") {
   CHECK_THAT(nothing.err, Catch::Contains("nothing to run"));
   CHECK_FALSE(std::filesystem::exists(ledger));
 }
+
+TEST_CASE("an interrupted run leaves no command running behind it") {
+  TempDir dir;
+  // A duration no other process on this machine uses, to find the run by its command line.
+  const std::string marker = "31.4159";
+  const pid_t cli =
+      start(benchledger::run_test::cli(), {"run", "--ledger", (dir.path() / "l.ndjson").string(),
+                                           "--runs", "1", "--warmup", "0", "--", "sleep", marker});
+  for (int i = 0; i < 50 && processes_matching("^sleep " + marker) == 0; ++i) ::usleep(20'000);
+  REQUIRE(processes_matching("^sleep " + marker) == 1);
+  ::kill(cli, SIGINT);
+  int status = 0;
+  ::waitpid(cli, &status, 0);
+  for (int i = 0; i < 50 && processes_matching("^sleep " + marker) > 0; ++i) ::usleep(20'000);
+  CHECK(processes_matching("^sleep " + marker) == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "l.ndjson"));
+}

@@ -117,3 +117,19 @@ TEST_CASE("benchledger run runs the native programs a config file lists, as one 
   CHECK(records[2]["bench"] == "fixture/spin");
   CHECK(schema_problems(ledger).empty());
 }
+
+TEST_CASE("an interrupted native program leaves no case running behind it") {
+  TempDir dir;
+  const std::string fixture = RUN_NATIVE_FIXTURE;
+  const auto before = processes_matching(fixture);
+  const pid_t program = start(fixture, {"--ledger", (dir.path() / "l.ndjson").string(), "--filter",
+                                        "hang", "--timeout", "60"});
+  // The program and the forked child running the hanging case.
+  for (int i = 0; i < 100 && processes_matching(fixture) < before + 2; ++i) ::usleep(20'000);
+  REQUIRE(processes_matching(fixture) == before + 2);
+  ::kill(program, SIGINT);
+  int status = 0;
+  ::waitpid(program, &status, 0);
+  for (int i = 0; i < 50 && processes_matching(fixture) > before; ++i) ::usleep(20'000);
+  CHECK(processes_matching(fixture) == before);
+}

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -174,6 +175,31 @@ inline Invocation run_cli_on_terminal(const std::vector<std::string>& args) {
   ::close(out);
   ::unlink(out_name);
   return result;
+}
+
+// Starts program with args (output to /dev/null) and returns its pid without waiting.
+inline pid_t start(const std::string& program, const std::vector<std::string>& args) {
+  std::vector<std::string> all = {program};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int error = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw std::runtime_error("cannot run " + program);
+  return pid;
+}
+
+// How many processes have a command line containing `text` (pgrep -f), this one excluded.
+inline int processes_matching(const std::string& text) {
+  const auto result = run("/usr/bin/pgrep", {"-c", "-f", text});
+  return std::atoi(result.out.c_str());
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {
