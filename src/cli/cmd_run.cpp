@@ -43,7 +43,7 @@ Runner add_run_command(CLI::App& app) {
   sub->footer(
       "examples:\n"
       "  benchledger run --suite executors --baseline\n"
-      "  benchledger run --runs 20 --param ms=10,50 -- sleep 0.{ms}\n"
+      "  benchledger run --runs 20 --param ms=10,50 -- sleep 0.0{ms}\n"
       "  benchledger run --import google-benchmark results.json\n"
       "docs/engine.md describes the measurement and the metrics.");
   return [options]() -> int {
