@@ -679,6 +679,21 @@ int execute_run(const RunOptions& o, const RunContext& context) {
     }
   }
 
+  // The environment's load average is read before measuring; a rise during the run, from
+  // other processes starting, is worth a warning too.
+  if (!jobs.empty() && run.env.load_avg && !run.env.load_avg->empty()) {
+    double now[3] = {0, 0, 0};
+    const double cpus =
+        static_cast<double>(run.env.cpu.affinity.value_or(run.env.cpu.logical.value_or(1)));
+    const double before = run.env.load_avg->front();
+    if (::getloadavg(now, 3) >= 1 && now[0] > cpus && now[0] > before + 1) {
+      run.warnings.push_back(fmt::format(
+          "the 1-minute load average rose from {:.2f} to {:.2f} during the run, with {} CPUs "
+          "available: other processes competed for the CPUs",
+          before, now[0], cpus));
+    }
+  }
+
   // ---- append
   std::vector<Record> batch;
   std::vector<std::string> ids;
