@@ -170,6 +170,9 @@ Record parse_record(std::string_view line);
 
 // The canonical bytes of a record, without the trailing '\n'.
 std::string serialize(const Record& record);
+// The same with `prev` written as given instead of the record's own (a store chains a record
+// without copying it).
+std::string serialize(const Record& record, std::string_view prev);
 
 // Canonical JSON of parts, for the places that embed them (env --format json, reports).
 nlohmann::ordered_json to_json(const Env& env);

@@ -14,12 +14,11 @@ std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch) {
   std::vector<PendingRecord> out;
   out.reserve(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    Record record = batch[i];
-    header_of(record).prev = std::string(k_zero_hash);
+    const Record& record = batch[i];
     PendingRecord pending;
     try {
       check_record(record);
-      pending.bytes = serialize(record);
+      pending.bytes = serialize(record, k_zero_hash);
       if (pending.bytes.size() > k_max_line_bytes) {
         throw Error(fmt::format("record is {} bytes, over the limit of {} bytes a line",
                                 pending.bytes.size(), k_max_line_bytes));

@@ -1,6 +1,18 @@
 // The canonical serialization of records: fixed key order (the order of DESIGN.md's tables),
-// shortest round-trip numbers (nlohmann's dtoa), no whitespace, NaN and infinity refused.
+// shortest round-trip numbers, no whitespace, NaN and infinity refused.
+//
+// Records are written straight into one string rather than built as an nlohmann tree and
+// dumped: the tree cost about 30 µs a result record, six times the write+fdatasync of the
+// record's bytes (docs/ledger.md, "Performance"). The bytes are the ones nlohmann's dump()
+// wrote before, so ledgers written by either compare equal: numbers go through nlohmann's own
+// Grisu2 (detail::to_chars, what dump() calls for doubles) and strings are escaped as dump()
+// escapes them with ensure_ascii off.
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
@@ -11,20 +23,34 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-template <class T>
-ojson nullable(const std::optional<T>& value) {
-  return value ? ojson(*value) : ojson(nullptr);
+// The length of the well-formed UTF-8 sequence starting at text[i], or 0 when it is not one
+// (Unicode 15, table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) {
+    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u;
+  };
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    const unsigned b = byte(k);
+    return b >= lo && b <= hi;
+  };
+  const unsigned b0 = byte(0);
+  if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
+  if (b0 == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if (b0 == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (b0 >= 0xE1 && b0 <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (b0 == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 >= 0xF1 && b0 <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
 }
 
-void refuse_non_finite(const ojson& json, const std::string& path) {
+void refuse_non_finite(const nlohmann::json& json, const std::string& path) {
   if (json.is_number_float() && !std::isfinite(json.get<double>())) {
     throw Error("field \"" + path +
                 "\": NaN or infinity cannot be written (JSON has no such number)");
   }
   if (json.is_object()) {
-    for (const auto& [key, value] : json.items()) {
-      refuse_non_finite(value, path.empty() ? key : path + "." + key);
-    }
+    for (const auto& [key, value] : json.items()) refuse_non_finite(value, path + "." + key);
   } else if (json.is_array()) {
     for (std::size_t i = 0; i < json.size(); ++i) {
       refuse_non_finite(json[i], path + "[" + std::to_string(i) + "]");
@@ -32,63 +58,461 @@ void refuse_non_finite(const ojson& json, const std::string& path) {
   }
 }
 
-ojson header_json(const Header& header, std::string_view type) {
-  ojson json;
-  json["schema"] = k_schema;
-  json["type"] = type;
-  json["id"] = header.id;
-  json["time"] = header.time;
-  json["prev"] = header.prev;
-  return json;
+// Where a value sits in a record, for error messages: "metrics." + "time" + ".samples" + "[3]".
+// Kept as pieces, joined only when something is wrong, so the happy path builds no strings.
+struct FieldPath {
+  std::string_view head, name, tail, leaf;
+  std::int64_t index = -1;
+
+  std::string str() const {
+    std::string path = fmt::format("{}{}{}{}", head, name, tail, leaf);
+    if (index >= 0) path += "[" + std::to_string(index) + "]";
+    return path;
+  }
+};
+
+// Appends canonical JSON to one string.
+class CanonicalWriter {
+ public:
+  explicit CanonicalWriter(std::string& out) : m_out(out) {}
+
+  // Opens an object or array, and separates members.
+  void open(char bracket) {
+    separate();
+    m_out += bracket;
+    m_first = true;
+  }
+  void close(char bracket) {
+    m_out += bracket;
+    m_first = false;
+  }
+  // `"name":` for a name known to need no escaping.
+  void key(std::string_view name) {
+    separate();
+    m_out += '"';
+    m_out += name;
+    m_out += "\":";
+    m_first = true;  // the value that follows takes no comma
+  }
+  // `"name":` for a name from the record (a param or metric name).
+  void key(std::string_view name, const FieldPath& field) {
+    separate();
+    string_body(name, field);
+    m_out += ':';
+    m_first = true;
+  }
+
+  void string(std::string_view text, const FieldPath& field) {
+    separate();
+    string_body(text, field);
+  }
+  void null() {
+    separate();
+    m_out += "null";
+  }
+  void boolean(bool value) {
+    separate();
+    m_out += value ? "true" : "false";
+  }
+  void integer(std::int64_t value) {
+    separate();
+    m_out += std::to_string(value);
+  }
+  void number(double value, const FieldPath& field) {
+    if (!std::isfinite(value)) {
+      throw Error("field \"" + field.str() +
+                  "\": NaN or infinity cannot be written (JSON has no such number)");
+    }
+    separate();
+    std::array<char, 64> buffer{};
+    const char* end =
+        nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    m_out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+  }
+  // A value that is not part of the schema (an unknown field kept verbatim).
+  void json(const nlohmann::json& value, const FieldPath& where) {
+    const std::string field = where.str();
+    refuse_non_finite(value, field);
+    separate();
+    try {
+      m_out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+    } catch (const nlohmann::json::type_error& e) {
+      throw Error("field \"" + field + "\": a string is not valid UTF-8 (" + e.what() + ")");
+    }
+  }
+
+  template <class T>
+  void optional(const std::optional<T>& value, const FieldPath& field) {
+    if (!value) {
+      null();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      string(*value, field);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      boolean(*value);
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+      integer(*value);
+    } else {
+      number(*value, field);
+    }
+  }
+
+ private:
+  void separate() {
+    if (!m_first) m_out += ',';
+    m_first = false;
+  }
+
+  // As nlohmann's dump() escapes with ensure_ascii off: the two-character escapes it knows,
+  // \u00xx (lower-case hex) for the other control characters, everything else verbatim.
+  void string_body(std::string_view text, const FieldPath& field) {
+    static constexpr char k_hex[] = "0123456789abcdef";
+    m_out += '"';
+    std::size_t plain = 0;  // start of the run of bytes copied verbatim
+    for (std::size_t i = 0; i < text.size();) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+        ++i;
+        continue;
+      }
+      if (c >= 0x80) {
+        const std::size_t length = utf8_sequence(text, i);
+        if (length == 0) {
+          throw Error(fmt_utf8_error(field, i, c));
+        }
+        i += length;
+        continue;
+      }
+      m_out.append(text.data() + plain, i - plain);
+      switch (c) {
+        case '"':
+          m_out += "\\\"";
+          break;
+        case '\\':
+          m_out += "\\\\";
+          break;
+        case '\b':
+          m_out += "\\b";
+          break;
+        case '\f':
+          m_out += "\\f";
+          break;
+        case '\n':
+          m_out += "\\n";
+          break;
+        case '\r':
+          m_out += "\\r";
+          break;
+        case '\t':
+          m_out += "\\t";
+          break;
+        default:
+          m_out += "\\u00";
+          m_out += k_hex[c >> 4];
+          m_out += k_hex[c & 0xF];
+      }
+      plain = ++i;
+    }
+    m_out.append(text.data() + plain, text.size() - plain);
+    m_out += '"';
+  }
+
+  static std::string fmt_utf8_error(const FieldPath& field, std::size_t at, unsigned byte) {
+    static constexpr char k_hex[] = "0123456789ABCDEF";
+    return "field \"" + field.str() + "\": a string is not valid UTF-8 (byte 0x" +
+           k_hex[byte >> 4] + k_hex[byte & 0xF] + " at offset " + std::to_string(at) + ")";
+  }
+
+  std::string& m_out;
+  bool m_first = true;
+};
+
+FieldPath at(std::string_view path) {
+  return FieldPath{path, {}, {}, {}};
 }
 
-void append_extra(ojson& json, const Header& header) {
+void write_header(CanonicalWriter& w, const Header& header, std::string_view type,
+                  std::string_view prev) {
+  w.key("schema");
+  w.string(k_schema, at("schema"));
+  w.key("type");
+  w.string(type, at("type"));
+  w.key("id");
+  w.string(header.id, at("id"));
+  w.key("time");
+  w.string(header.time, at("time"));
+  w.key("prev");
+  w.string(prev, at("prev"));
+}
+
+// Unknown fields go after the known ones, in nlohmann::json's (sorted) order; one that has a
+// known field's name is not written twice.
+void write_extra(CanonicalWriter& w, const Header& header,
+                 std::initializer_list<std::string_view> known) {
+  static constexpr std::string_view k_header_keys[] = {"schema", "type", "id", "time", "prev"};
   for (const auto& [key, value] : header.extra.items()) {
-    if (!json.contains(key)) json[key] = value;  // nlohmann::json iterates keys sorted
+    const auto is = [&key = key](std::string_view k) { return k == key; };
+    if (std::any_of(std::begin(k_header_keys), std::end(k_header_keys), is) ||
+        std::any_of(known.begin(), known.end(), is))
+      continue;
+    w.key(key, at(key));
+    w.json(value, at(key));
   }
 }
 
-ojson to_ojson(const RunRecord& run) {
-  ojson json = header_json(run.header, "run");
-  json["label"] = nullable(run.label);
-  json["project"] = run.project;
-  json["git"] = ojson{{"commit", nullable(run.git.commit)},
-                      {"branch", nullable(run.git.branch)},
-                      {"dirty", nullable(run.git.dirty)}};
-  json["env"] = to_json(run.env);
-  json["warnings"] = run.warnings;
-  json["command"] = run.command;
-  json["source"] = run.source;
-  append_extra(json, run.header);
-  return json;
+void write_param(CanonicalWriter& w, const ParamValue& value, const FieldPath& field) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          w.string(v, field);
+        } else if constexpr (std::is_same_v<T, double>) {
+          w.number(v, field);
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          w.integer(v);
+        } else {
+          w.boolean(v);
+        }
+      },
+      value);
 }
 
-ojson to_ojson(const ResultRecord& result) {
-  ojson json = header_json(result.header, "result");
-  json["run"] = result.run;
-  json["bench"] = result.bench;
-  ojson params = ojson::object();
-  for (const auto& [key, value] : result.params) params[key] = to_json(value);
-  json["params"] = std::move(params);
-  ojson metrics = ojson::object();
-  for (const auto& [name, metric] : result.metrics) metrics[name] = to_json(metric);
-  json["metrics"] = std::move(metrics);
-  json["primary"] = result.primary;
-  json["ops"] = result.ops;
-  json["errors"] = result.errors;
-  append_extra(json, result.header);
-  return json;
+void write_params(CanonicalWriter& w, const Params& params) {
+  w.open('{');
+  for (const auto& [key, value] : params) {
+    const FieldPath field{"params.", key, {}, {}};
+    w.key(key, field);
+    write_param(w, value, field);
+  }
+  w.close('}');
 }
 
-ojson to_ojson(const NoteRecord& note) {
-  ojson json = header_json(note.header, "note");
-  json["target"] = note.target;
-  json["bench"] = nullable(note.bench);
-  json["kind"] = to_string(note.kind);
-  json["text"] = note.text;
-  json["author"] = note.author;
-  append_extra(json, note.header);
-  return json;
+void write_metric(CanonicalWriter& w, std::string_view name, const Metric& metric) {
+  const auto field = [&](std::string_view tail, std::int64_t index = -1) {
+    return FieldPath{"metrics.", name, tail, {}, index};
+  };
+  w.open('{');
+  w.key("unit");
+  w.string(metric.unit, field(".unit"));
+  w.key("better");
+  w.string(to_string(metric.better), field(".better"));
+  if (metric.samples) {
+    w.key("samples");
+    w.open('[');
+    const std::vector<double>& samples = *metric.samples;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      w.number(samples[i], field(".samples", static_cast<std::int64_t>(i)));
+    }
+    w.close(']');
+  }
+  w.key("value");
+  w.number(metric.value, field(".value"));
+  const Summary& s = metric.summary;
+  w.key("summary");
+  w.open('{');
+  w.key("n");
+  w.integer(s.n);
+  const std::pair<std::string_view, double> exact[] = {
+      {"mean", s.mean}, {"median", s.median}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
+  for (const auto& [key, value] : exact) {
+    w.key(key);
+    w.number(value, FieldPath{"metrics.", name, ".summary.", key});
+  }
+  const std::pair<std::string_view, const std::optional<double>*> percentiles[] = {
+      {"p50", &s.p50}, {"p90", &s.p90}, {"p95", &s.p95}, {"p99", &s.p99}, {"p999", &s.p999}};
+  for (const auto& [key, value] : percentiles) {
+    if (!*value) continue;
+    w.key(key);
+    w.number(**value, FieldPath{"metrics.", name, ".summary.", key});
+  }
+  w.close('}');
+  w.close('}');
+}
+
+void write_env(CanonicalWriter& w, const Env& env) {
+  const CpuInfo& cpu = env.cpu;
+  const Runtimes& rt = env.runtimes;
+  w.open('{');
+  w.key("host");
+  w.optional(env.host, at("env.host"));
+  w.key("cpu");
+  w.open('{');
+  w.key("model");
+  w.optional(cpu.model, at("env.cpu.model"));
+  w.key("vendor");
+  w.optional(cpu.vendor, at("env.cpu.vendor"));
+  w.key("arch");
+  w.optional(cpu.arch, at("env.cpu.arch"));
+  w.key("logical");
+  w.optional(cpu.logical, at("env.cpu.logical"));
+  w.key("physical");
+  w.optional(cpu.physical, at("env.cpu.physical"));
+  w.key("sockets");
+  w.optional(cpu.sockets, at("env.cpu.sockets"));
+  w.key("online");
+  w.optional(cpu.online, at("env.cpu.online"));
+  w.key("affinity");
+  w.optional(cpu.affinity, at("env.cpu.affinity"));
+  w.key("quota");
+  w.optional(cpu.quota, at("env.cpu.quota"));
+  w.key("mhz");
+  w.optional(cpu.mhz, at("env.cpu.mhz"));
+  w.key("governor");
+  w.optional(cpu.governor, at("env.cpu.governor"));
+  w.key("turbo");
+  w.optional(cpu.turbo, at("env.cpu.turbo"));
+  w.key("smt");
+  w.optional(cpu.smt, at("env.cpu.smt"));
+  w.key("cache_bytes");
+  w.open('{');
+  w.key("l1d");
+  w.optional(cpu.cache_bytes.l1d, at("env.cpu.cache_bytes.l1d"));
+  w.key("l2");
+  w.optional(cpu.cache_bytes.l2, at("env.cpu.cache_bytes.l2"));
+  w.key("l3");
+  w.optional(cpu.cache_bytes.l3, at("env.cpu.cache_bytes.l3"));
+  w.close('}');
+  w.close('}');
+  w.key("memory");
+  w.open('{');
+  w.key("total_bytes");
+  w.optional(env.memory.total_bytes, at("env.memory.total_bytes"));
+  w.key("limit_bytes");
+  w.optional(env.memory.limit_bytes, at("env.memory.limit_bytes"));
+  w.close('}');
+  w.key("os");
+  w.open('{');
+  w.key("name");
+  w.optional(env.os.name, at("env.os.name"));
+  w.key("version");
+  w.optional(env.os.version, at("env.os.version"));
+  w.key("kernel");
+  w.optional(env.os.kernel, at("env.os.kernel"));
+  w.close('}');
+  w.key("virtualization");
+  w.optional(env.virtualization, at("env.virtualization"));
+  w.key("container");
+  w.open('{');
+  w.key("kind");
+  w.optional(env.container.kind, at("env.container.kind"));
+  w.key("docker_version");
+  w.optional(env.container.docker_version, at("env.container.docker_version"));
+  w.close('}');
+  w.key("clock");
+  w.open('{');
+  w.key("source");
+  w.optional(env.clock.source, at("env.clock.source"));
+  w.key("read_ns");
+  w.optional(env.clock.read_ns, at("env.clock.read_ns"));
+  w.close('}');
+  w.key("runtimes");
+  w.open('{');
+  w.key("compiler");
+  w.optional(rt.compiler, at("env.runtimes.compiler"));
+  w.key("build_type");
+  w.optional(rt.build_type, at("env.runtimes.build_type"));
+  w.key("node");
+  w.optional(rt.node, at("env.runtimes.node"));
+  w.key("python");
+  w.optional(rt.python, at("env.runtimes.python"));
+  w.key("postgres_client");
+  w.optional(rt.postgres_client, at("env.runtimes.postgres_client"));
+  w.key("postgres_server");
+  w.optional(rt.postgres_server, at("env.runtimes.postgres_server"));
+  w.close('}');
+  w.key("load_avg");
+  if (env.load_avg) {
+    w.open('[');
+    for (std::size_t i = 0; i < env.load_avg->size(); ++i) {
+      w.number((*env.load_avg)[i],
+               FieldPath{"env.load_avg", {}, {}, {}, static_cast<std::int64_t>(i)});
+    }
+    w.close(']');
+  } else {
+    w.null();
+  }
+  w.key("fingerprint");
+  w.string(env.fingerprint, at("env.fingerprint"));
+  w.close('}');
+}
+
+void write_strings(CanonicalWriter& w, const std::vector<std::string>& strings,
+                   std::string_view name) {
+  w.open('[');
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    w.string(strings[i], FieldPath{name, {}, {}, {}, static_cast<std::int64_t>(i)});
+  }
+  w.close(']');
+}
+
+void write_record(CanonicalWriter& w, const RunRecord& run, std::string_view prev) {
+  w.open('{');
+  write_header(w, run.header, "run", prev);
+  w.key("label");
+  w.optional(run.label, at("label"));
+  w.key("project");
+  w.string(run.project, at("project"));
+  w.key("git");
+  w.open('{');
+  w.key("commit");
+  w.optional(run.git.commit, at("git.commit"));
+  w.key("branch");
+  w.optional(run.git.branch, at("git.branch"));
+  w.key("dirty");
+  w.optional(run.git.dirty, at("git.dirty"));
+  w.close('}');
+  w.key("env");
+  write_env(w, run.env);
+  w.key("warnings");
+  write_strings(w, run.warnings, "warnings");
+  w.key("command");
+  write_strings(w, run.command, "command");
+  w.key("source");
+  w.string(run.source, at("source"));
+  write_extra(w, run.header, {"label", "project", "git", "env", "warnings", "command", "source"});
+  w.close('}');
+}
+
+void write_record(CanonicalWriter& w, const ResultRecord& result, std::string_view prev) {
+  w.open('{');
+  write_header(w, result.header, "result", prev);
+  w.key("run");
+  w.string(result.run, at("run"));
+  w.key("bench");
+  w.string(result.bench, at("bench"));
+  w.key("params");
+  write_params(w, result.params);
+  w.key("metrics");
+  w.open('{');
+  for (const auto& [name, metric] : result.metrics) {
+    w.key(name, FieldPath{"metrics.", name, {}, {}});
+    write_metric(w, name, metric);
+  }
+  w.close('}');
+  w.key("primary");
+  w.string(result.primary, at("primary"));
+  w.key("ops");
+  w.integer(result.ops);
+  w.key("errors");
+  w.integer(result.errors);
+  write_extra(w, result.header, {"run", "bench", "params", "metrics", "primary", "ops", "errors"});
+  w.close('}');
+}
+
+void write_record(CanonicalWriter& w, const NoteRecord& note, std::string_view prev) {
+  w.open('{');
+  write_header(w, note.header, "note", prev);
+  w.key("target");
+  w.string(note.target, at("target"));
+  w.key("bench");
+  w.optional(note.bench, at("bench"));
+  w.key("kind");
+  w.string(to_string(note.kind), at("kind"));
+  w.key("text");
+  w.string(note.text, at("text"));
+  w.key("author");
+  w.string(note.author, at("author"));
+  write_extra(w, note.header, {"target", "bench", "kind", "text", "author"});
+  w.close('}');
 }
 
 }  // namespace
@@ -118,64 +542,20 @@ std::string to_string(const ParamValue& value) {
   return to_json(value).dump();
 }
 
+// The embedded forms are parsed back from the canonical bytes, so that the key order is
+// written down once, in the writer above.
 ojson to_json(const Metric& metric) {
-  ojson json;
-  json["unit"] = metric.unit;
-  json["better"] = to_string(metric.better);
-  if (metric.samples) json["samples"] = *metric.samples;
-  json["value"] = metric.value;
-  const Summary& s = metric.summary;
-  ojson summary{{"n", s.n},           {"mean", s.mean}, {"median", s.median},
-                {"stddev", s.stddev}, {"min", s.min},   {"max", s.max}};
-  const std::pair<const char*, const std::optional<double>*> percentiles[] = {
-      {"p50", &s.p50}, {"p90", &s.p90}, {"p95", &s.p95}, {"p99", &s.p99}, {"p999", &s.p999}};
-  for (const auto& [name, value] : percentiles) {
-    if (*value) summary[name] = **value;
-  }
-  json["summary"] = std::move(summary);
-  return json;
+  std::string out;
+  CanonicalWriter w(out);
+  write_metric(w, "", metric);
+  return ojson::parse(out);
 }
 
 ojson to_json(const Env& env) {
-  const CpuInfo& cpu = env.cpu;
-  ojson json;
-  json["host"] = nullable(env.host);
-  json["cpu"] = ojson{{"model", nullable(cpu.model)},
-                      {"vendor", nullable(cpu.vendor)},
-                      {"arch", nullable(cpu.arch)},
-                      {"logical", nullable(cpu.logical)},
-                      {"physical", nullable(cpu.physical)},
-                      {"sockets", nullable(cpu.sockets)},
-                      {"online", nullable(cpu.online)},
-                      {"affinity", nullable(cpu.affinity)},
-                      {"quota", nullable(cpu.quota)},
-                      {"mhz", nullable(cpu.mhz)},
-                      {"governor", nullable(cpu.governor)},
-                      {"turbo", nullable(cpu.turbo)},
-                      {"smt", nullable(cpu.smt)},
-                      {"cache_bytes", ojson{{"l1d", nullable(cpu.cache_bytes.l1d)},
-                                            {"l2", nullable(cpu.cache_bytes.l2)},
-                                            {"l3", nullable(cpu.cache_bytes.l3)}}}};
-  json["memory"] = ojson{{"total_bytes", nullable(env.memory.total_bytes)},
-                         {"limit_bytes", nullable(env.memory.limit_bytes)}};
-  json["os"] = ojson{{"name", nullable(env.os.name)},
-                     {"version", nullable(env.os.version)},
-                     {"kernel", nullable(env.os.kernel)}};
-  json["virtualization"] = nullable(env.virtualization);
-  json["container"] = ojson{{"kind", nullable(env.container.kind)},
-                            {"docker_version", nullable(env.container.docker_version)}};
-  json["clock"] =
-      ojson{{"source", nullable(env.clock.source)}, {"read_ns", nullable(env.clock.read_ns)}};
-  const Runtimes& rt = env.runtimes;
-  json["runtimes"] = ojson{{"compiler", nullable(rt.compiler)},
-                           {"build_type", nullable(rt.build_type)},
-                           {"node", nullable(rt.node)},
-                           {"python", nullable(rt.python)},
-                           {"postgres_client", nullable(rt.postgres_client)},
-                           {"postgres_server", nullable(rt.postgres_server)}};
-  json["load_avg"] = nullable(env.load_avg);
-  json["fingerprint"] = env.fingerprint;
-  return json;
+  std::string out;
+  CanonicalWriter w(out);
+  write_env(w, env);
+  return ojson::parse(out);
 }
 
 const Header& header_of(const Record& record) {
@@ -198,20 +578,22 @@ std::string_view type_name(const Record& record) {
 }
 
 std::string serialize(const Record& record) {
-  const ojson json = std::visit([](const auto& r) { return to_ojson(r); }, record);
-  refuse_non_finite(json, "");
-  try {
-    return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
-  } catch (const nlohmann::json::type_error& e) {
-    throw Error(std::string("record cannot be written: a string is not valid UTF-8 (") + e.what() +
-                ")");
-  }
+  return serialize(record, header_of(record).prev);
+}
+
+std::string serialize(const Record& record, std::string_view prev) {
+  std::string out;
+  out.reserve(record.index() == 0 ? 2048 : 1024);
+  CanonicalWriter w(out);
+  std::visit([&w, prev](const auto& r) { write_record(w, r, prev); }, record);
+  return out;
 }
 
 std::string case_key(const std::string& bench, const Params& params) {
-  ojson json = ojson::object();
-  for (const auto& [key, value] : params) json[key] = to_json(value);
-  return bench + json.dump();
+  std::string out = bench;
+  CanonicalWriter w(out);
+  write_params(w, params);
+  return out;
 }
 
 }  // namespace benchledger

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
@@ -184,4 +186,136 @@ TEST_CASE("case_key identifies a case by bench and sorted params") {
   CHECK(case_key("sort", {{"n", std::int64_t{2}}, {"a", std::string("x")}}) ==
         R"(sort{"a":"x","n":2})");
   CHECK(case_key("sort", {}) == "sort{}");
+}
+
+namespace {
+
+// A random valid UTF-8 string: ASCII (control characters, quotes and backslashes included),
+// two-, three- and four-byte sequences, and the edges of each range.
+std::string random_utf8(std::mt19937_64& rng) {
+  static constexpr std::uint32_t k_edges[] = {0x00,   0x1F,   0x20,   0x22,    0x5C,
+                                              0x7F,   0x80,   0x7FF,  0x800,   0xD7FF,
+                                              0xE000, 0xFFFD, 0xFFFF, 0x10000, 0x10FFFF};
+  std::string text;
+  const std::size_t length = rng() % 12;
+  for (std::size_t i = 0; i < length; ++i) {
+    std::uint32_t cp = 0;
+    switch (rng() % 5) {
+      case 0:
+        cp = k_edges[rng() % std::size(k_edges)];
+        break;
+      case 1:
+        cp = static_cast<std::uint32_t>(rng() % 0x80);
+        break;
+      case 2:
+        cp = static_cast<std::uint32_t>(0x80 + rng() % (0x800 - 0x80));
+        break;
+      case 3:
+        do cp = static_cast<std::uint32_t>(0x800 + rng() % (0x10000 - 0x800));
+        while (cp >= 0xD800 && cp <= 0xDFFF);
+        break;
+      default:
+        cp = static_cast<std::uint32_t>(0x10000 + rng() % (0x110000 - 0x10000));
+    }
+    if (cp < 0x80) {
+      text += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      text += static_cast<char>(0xC0 | (cp >> 6));
+      text += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      text += static_cast<char>(0xE0 | (cp >> 12));
+      text += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      text += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      text += static_cast<char>(0xF0 | (cp >> 18));
+      text += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      text += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      text += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  return text;
+}
+
+// A random finite double: any bit pattern (denormals, huge and tiny exponents), or a value
+// of the kind timings take.
+double random_double(std::mt19937_64& rng) {
+  static constexpr double k_edges[] = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       0.1,
+                                       1e-7,
+                                       1e21,
+                                       1e-5,
+                                       123456789012345680.0,
+                                       5e-324,
+                                       1.7976931348623157e308,
+                                       2.2250738585072014e-308};
+  for (;;) {
+    double value = 0;
+    switch (rng() % 3) {
+      case 0:
+        value = k_edges[rng() % std::size(k_edges)];
+        break;
+      case 1: {
+        const std::uint64_t bits = rng();
+        std::memcpy(&value, &bits, sizeof value);
+        break;
+      }
+      default:
+        value = std::ldexp(static_cast<double>(rng() % 1000000), static_cast<int>(rng() % 40) - 20);
+    }
+    if (std::isfinite(value)) return value;
+  }
+}
+
+}  // namespace
+
+// The writer is hand-made for speed; nlohmann's dump() is the oracle of its bytes: an ordered
+// parse keeps the key order, so dumping it again reproduces the bytes exactly when every string
+// is escaped and every number formatted as dump() does.
+TEST_CASE("canonical bytes are the ones nlohmann's dump writes, for random strings and numbers") {
+  std::mt19937_64 rng(20261122);
+  for (int trial = 0; trial < 2000; ++trial) {
+    RunRecord run = sample_run();
+    run.project = random_utf8(rng);
+    run.warnings = {random_utf8(rng), random_utf8(rng)};
+    run.env.cpu.mhz = random_double(rng);
+    run.env.load_avg = std::vector<double>{random_double(rng), random_double(rng), 0};
+    ResultRecord result = sample_result();
+    result.bench = "bench/" + random_utf8(rng);
+    result.params = {{random_utf8(rng), random_double(rng)},
+                     {random_utf8(rng), random_utf8(rng)},
+                     {random_utf8(rng), static_cast<std::int64_t>(rng())}};
+    Metric& time = result.metrics["time"];
+    time.samples = std::vector<double>{random_double(rng), random_double(rng), random_double(rng)};
+    time.value = random_double(rng);
+    time.summary.p999 = random_double(rng);
+    result.metrics[random_utf8(rng)] = time;
+    NoteRecord note = sample_note();
+    note.text = random_utf8(rng);
+    note.header.extra = {{"later_" + random_utf8(rng), random_double(rng)}};
+
+    for (const Record& record : std::vector<Record>{run, result, note}) {
+      const std::string bytes = serialize(record);
+      INFO(bytes);
+      REQUIRE(nlohmann::ordered_json::parse(bytes).dump() == bytes);
+      CHECK(serialize(parse_record(bytes)) == bytes);
+    }
+  }
+}
+
+TEST_CASE("a string that is not UTF-8 is refused when written, naming the field") {
+  NoteRecord note = sample_note();
+  note.text =
+      "pr\xC3\x28"
+      "ce";
+  CHECK_THROWS_WITH(serialize(note),
+                    "field \"text\": a string is not valid UTF-8 (byte 0xC3 at offset 2)");
+  ResultRecord result = sample_result();
+  result.params["e\xED\xA0\x80"] = true;  // an encoded surrogate
+  CHECK_THROWS_WITH(serialize(result), Catch::StartsWith("field \"params.e"));
+  for (const char* bad : {"\xC0\xAF", "\xE0\x80\xAF", "\xF4\x90\x80\x80", "\xF0\x9F\x98", "\xFF"}) {
+    note.text = bad;
+    CHECK_THROWS_WITH(serialize(note), Catch::Contains("is not valid UTF-8"));
+  }
 }
