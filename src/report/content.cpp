@@ -390,8 +390,10 @@ Table results_table(const std::vector<const ResultRecord*>& results,
     }
     return false;
   };
+  // "samples", not "n": a param named `n` (a common name for a size) heads the first column of
+  // its scaling table, and two columns called `n` would leave the reader guessing.
   columns.push_back(
-      {"n", [](const ResultRecord&, const Figures& f) { return format_integer(f.samples); }});
+      {"samples", [](const ResultRecord&, const Figures& f) { return format_integer(f.samples); }});
   if (any_of([](const ResultRecord& r, const Figures&) { return r.ops > 0; })) {
     columns.push_back(
         {"ops", [](const ResultRecord& r, const Figures&) { return format_integer(r.ops); }});
@@ -452,7 +454,11 @@ Table results_table(const std::vector<const ResultRecord*>& results,
   }
 
   Table table;
-  table.header.push_back(first_header);
+  // A param named like a column (`samples`, `ops`, `mean`, a metric) is marked as the param.
+  const bool first_taken = std::any_of(columns.begin(), columns.end(), [&](const Column& c) {
+    return c.header == first_header || c.header == first_header + " (metric)";
+  });
+  table.header.push_back(first_taken ? first_header + " (param)" : first_header);
   table.align.push_back(first_align);
   for (const Column& c : columns) {
     table.header.push_back(c.header);
@@ -474,7 +480,7 @@ Paragraph metrics_note(const std::vector<const ResultRecord*>& results) {
     if (f.rate) rate.insert(f.rate_name);
     if (f.memory) memory.insert(f.memory_name);
   }
-  Text text{plain("n: samples of the primary metric. ")};
+  Text text{plain("samples: measurements of the primary metric (repetitions). ")};
   const auto list = [&](const char* what, const std::set<std::string>& names) {
     if (names.empty()) return;
     text.push_back(plain(what));
@@ -520,7 +526,7 @@ std::optional<double> numeric(const ParamValue& value) {
 
 // Scaling curves of one (bench, param): one series per slice, for the primary metric and, when
 // the primary is not a rate, for the throughput too.
-ChartGroup scaling_charts(const std::vector<const ScalingSlice*>& slices) {
+ChartGroup scaling_charts(const std::vector<const ScalingSlice*>& slices, const Params& common) {
   ChartGroup group;
   const ScalingSlice& first = *slices.front();
   const ResultRecord& sample = *first.cases.front();
@@ -566,7 +572,8 @@ ChartGroup scaling_charts(const std::vector<const ScalingSlice*>& slices) {
     chart.log_x = log_x;
     for (const ScalingSlice* s : slices) {
       ChartSeries series;
-      series.name = s->fixed.empty() ? first.bench : params_text(s->fixed);
+      const Params fixed = without(s->fixed, common);
+      series.name = fixed.empty() ? first.bench : params_text(fixed);
       for (std::size_t i = 0; i < s->cases.size(); ++i) {
         const auto m = s->cases[i]->metrics.find(metric_name);
         if (m == s->cases[i]->metrics.end() || m->second.unit != unit) continue;
@@ -588,8 +595,30 @@ ChartGroup scaling_charts(const std::vector<const ScalingSlice*>& slices) {
   return group;
 }
 
-std::string short_date(const std::string& time) {
-  return time.size() >= 16 ? time.substr(5, 5) + " " + time.substr(11, 5) : time;
+std::string short_date(const std::string& time, bool seconds) {
+  if (time.size() < (seconds ? 19U : 16U)) return time;
+  return time.substr(5, 5) + " " + time.substr(11, seconds ? 8 : 5);
+}
+
+// Tick labels for a trend's runs: month, day, hours and minutes; with seconds when two runs
+// share a minute (a job that runs twice in a row), and with the run's position (#3) when they
+// share a second too, so that no two ticks read the same.
+std::vector<std::string> trend_tick_labels(const std::vector<TrendPoint>& points) {
+  const auto labels_with = [&](bool seconds) {
+    std::vector<std::string> labels;
+    for (const TrendPoint& p : points) labels.push_back(short_date(p.time, seconds));
+    return labels;
+  };
+  const auto unique = [](std::vector<std::string> labels) {
+    std::sort(labels.begin(), labels.end());
+    return std::adjacent_find(labels.begin(), labels.end()) == labels.end();
+  };
+  std::vector<std::string> labels = labels_with(false);
+  if (unique(labels)) return labels;
+  labels = labels_with(true);
+  if (unique(labels)) return labels;
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] += " #" + std::to_string(i + 1);
+  return labels;
 }
 
 ChartGroup trend_charts(const ReportInput& input) {
@@ -629,8 +658,9 @@ ChartGroup trend_charts(const ReportInput& input) {
     // At most six dated ticks, spread evenly, always including the newest run.
     const std::size_t n = trend.points.size();
     const std::size_t step = std::max<std::size_t>(1, (n + 5) / 6);
+    const std::vector<std::string> labels = trend_tick_labels(trend.points);
     for (std::size_t i = (n - 1) % step; i < n; i += step) {
-      chart.x_ticks.emplace_back(static_cast<double>(i), short_date(trend.points[i].time));
+      chart.x_ticks.emplace_back(static_cast<double>(i), labels[i]);
     }
     chart.series = {std::move(line), std::move(base), std::move(reported)};
     chart.styles = {0, 1, 3};
@@ -883,17 +913,45 @@ Paragraph comparison_summary(const compare::ComparisonReport& report, const std:
         (!best || std::fabs(*c.change) > std::fabs(*best->change)))
       best = &c;
   }
-  const auto describe = [&](const char* what, const compare::CaseComparison& c) {
-    text.push_back(plain(std::string(" ") + what + ": "));
+  // A case, its metric, the change and its interval; the verdict too when it is not one of
+  // the significant ones, so that an estimate is never read as a finding.
+  const auto change_text = [&](const compare::CaseComparison& c, bool with_verdict) {
     for (Span& span : comparison_case_text(c)) text.push_back(std::move(span));
     std::string detail = " " + c.metric + " " + format_change(*c.change);
-    if (c.ci_low && c.ci_high) {
-      detail += " (interval " + format_change(*c.ci_low) + " to " + format_change(*c.ci_high) + ")";
-    }
-    text.push_back(plain(detail + "."));
+    std::vector<std::string> notes;
+    if (c.ci_low && c.ci_high)
+      notes.push_back("interval " + format_change(*c.ci_low) + " to " + format_change(*c.ci_high));
+    if (with_verdict) notes.push_back(verdict_text(c));
+    for (std::size_t i = 0; i < notes.size(); ++i)
+      detail += (i == 0 ? " (" : ", ") + notes[i] + (i + 1 == notes.size() ? ")" : "");
+    text.push_back(plain(detail));
+  };
+  const auto describe = [&](const char* what, const compare::CaseComparison& c) {
+    text.push_back(plain(std::string(" ") + what + ": "));
+    change_text(c, false);
+    text.push_back(plain("."));
   };
   if (worst) describe("Largest regression", *worst);
   if (best) describe("Largest improvement", *best);
+  if (!worst && !best) {
+    // Nothing counts, but the reader still wants to see what moved: the largest estimate
+    // upwards and downwards (the first in compare's order on a tie), each with its verdict.
+    const compare::CaseComparison* up = nullptr;
+    const compare::CaseComparison* down = nullptr;
+    for (const compare::CaseComparison& c : report.cases) {
+      if (!c.change || !std::isfinite(*c.change)) continue;
+      if (*c.change > 0 && (!up || *c.change > *up->change)) up = &c;
+      if (*c.change < 0 && (!down || *c.change < *down->change)) down = &c;
+    }
+    if (up || down) {
+      text.push_back(plain(up && down ? " No change counts; the largest estimates: "
+                                      : " No change counts; the largest estimate: "));
+      if (up) change_text(*up, true);
+      if (up && down) text.push_back(plain(" and "));
+      if (down) change_text(*down, true);
+      text.push_back(plain("."));
+    }
+  }
   if (!report.env_differences.empty()) {
     text.push_back(plain(
         " The environments differ (" + plural(report.env_differences.size(), "field", "fields") +
@@ -959,7 +1017,7 @@ void add_comparisons(Document& doc, const ReportInput& input) {
                     "change",
                     percent_of(1 - report.alpha) + " interval",
                     "p (adj.)",
-                    "n"};
+                    "samples"};
     table.align = {Align::left,  Align::left,  Align::left,  Align::right, Align::right,
                    Align::right, Align::right, Align::right, Align::right};
     BulletList remarks;
@@ -1017,11 +1075,107 @@ void add_comparisons(Document& doc, const ReportInput& input) {
                                              percent_of(1 - report.alpha) +
                                              " confidence interval; p (adj.): the test's p-value "
                                              "adjusted for the number of comparisons "
-                                             "(Benjamini–Hochberg); n: samples, base / current.")},
+                                             "(Benjamini–Hochberg); samples: base / current.")},
                                       "note"});
     if (!remarks.items.empty()) doc.blocks.emplace_back(std::move(remarks));
     ChartGroup charts = comparison_distributions(input, *current, report);
     if (!charts.charts.empty()) doc.blocks.emplace_back(std::move(charts));
+  }
+}
+
+// Which param varies: for each numeric param of a bench, the cases are grouped by all their
+// other params, and a group of two cases or more, which then differ in that param alone, is a
+// slice. A param that moves in step with another one (the input statistics the executors
+// suite records next to its workload) never differs alone, so it yields no slice: a table
+// "by len_mean" would credit a difference of workloads to a number that merely describes
+// them. The price: a size with a derived count beside it gets no table either, since the
+// report cannot tell which of the two is the cause.
+std::vector<ScalingSlice> slices_of(const std::vector<const ResultRecord*>& results) {
+  std::vector<std::string> benches;
+  std::map<std::string, std::vector<const ResultRecord*>> by_bench;
+  for (const ResultRecord* r : results) {
+    if (by_bench.find(r->bench) == by_bench.end()) benches.push_back(r->bench);
+    by_bench[r->bench].push_back(r);
+  }
+  std::vector<ScalingSlice> slices;
+  for (const std::string& bench : benches) {
+    const auto& cases = by_bench[bench];
+    if (cases.size() < 2) continue;
+    std::set<std::string> keys;
+    for (const ResultRecord* r : cases) {
+      for (const auto& [key, value] : r->params) keys.insert(key);
+    }
+    for (const std::string& key : keys) {
+      bool all_numeric = true;
+      std::set<double> distinct;
+      for (const ResultRecord* r : cases) {
+        const auto it = r->params.find(key);
+        const std::optional<double> v = it == r->params.end() ? std::nullopt : numeric(it->second);
+        if (!v) {
+          all_numeric = false;
+          break;
+        }
+        distinct.insert(*v);
+      }
+      if (!all_numeric || distinct.size() < k_min_scaling_points) continue;
+      // Group by the other params, in the order the groups first appear.
+      std::vector<std::string> order;
+      std::map<std::string, ScalingSlice> groups;
+      for (const ResultRecord* r : cases) {
+        Params fixed = r->params;
+        fixed.erase(key);
+        const std::string group_key = case_key(bench, fixed);
+        auto [it, inserted] = groups.try_emplace(group_key);
+        if (inserted) {
+          order.push_back(group_key);
+          it->second.bench = bench;
+          it->second.param = key;
+          it->second.fixed = std::move(fixed);
+        }
+        it->second.cases.push_back(r);
+      }
+      for (const std::string& group_key : order) {
+        ScalingSlice& slice = groups[group_key];
+        if (slice.cases.size() < k_min_scaling_points) continue;
+        std::stable_sort(slice.cases.begin(), slice.cases.end(),
+                         [&](const ResultRecord* a, const ResultRecord* b) {
+                           return *numeric(a->params.at(key)) < *numeric(b->params.at(key));
+                         });
+        for (const ResultRecord* r : slice.cases)
+          slice.values.push_back(*numeric(r->params.at(key)));
+        slices.push_back(std::move(slice));
+      }
+    }
+  }
+  return slices;
+}
+
+// The scaling tables and curves of one suite, under its results table. Their titles leave out
+// the params that every row of the suite has (`common`): the note under that table names them.
+void add_scaling(Document& doc, const std::vector<const ResultRecord*>& results,
+                 const Params& common) {
+  const std::vector<ScalingSlice> slices = slices_of(results);
+  std::size_t i = 0;
+  while (i < slices.size()) {
+    // Slices of one (bench, param) share a chart.
+    std::vector<const ScalingSlice*> same;
+    const ScalingSlice& first = slices[i];
+    while (i < slices.size() && slices[i].bench == first.bench && slices[i].param == first.param) {
+      same.push_back(&slices[i]);
+      ++i;
+    }
+    for (const ScalingSlice* s : same) {
+      std::string title = "Scaling: " + s->bench + " by " + s->param;
+      const Params fixed = without(s->fixed, common);
+      if (!fixed.empty()) title += " (" + params_text(fixed) + ")";
+      doc.blocks.emplace_back(Heading{4, title});
+      const std::string param = s->param;
+      doc.blocks.emplace_back(results_table(
+          s->cases, param,
+          [param](const ResultRecord& r) { return text_cell(to_string(r.params.at(param))); },
+          Align::right));
+    }
+    doc.blocks.emplace_back(scaling_charts(same, common));
   }
 }
 
@@ -1055,32 +1209,7 @@ void add_results(Document& doc, const ReportInput& input) {
           Align::left));
       if (!common.empty()) doc.blocks.emplace_back(common_params_note(common));
       doc.blocks.emplace_back(metrics_note(results));
-    }
-
-    const std::vector<ScalingSlice> slices = scaling_slices(data.results);
-    std::size_t i = 0;
-    while (i < slices.size()) {
-      // Slices of one (bench, param) share a chart.
-      std::vector<const ScalingSlice*> same;
-      const ScalingSlice& first = slices[i];
-      while (i < slices.size() && slices[i].bench == first.bench &&
-             slices[i].param == first.param) {
-        same.push_back(&slices[i]);
-        ++i;
-      }
-      for (const ScalingSlice* s : same) {
-        std::string title = "Scaling: " + s->bench + " by " + s->param;
-        if (!s->fixed.empty()) title += " (" + params_text(s->fixed) + ")";
-        doc.blocks.emplace_back(Heading{4, title});
-        std::map<const ResultRecord*, double> value_of;
-        for (std::size_t k = 0; k < s->cases.size(); ++k) value_of[s->cases[k]] = s->values[k];
-        const std::string param = s->param;
-        doc.blocks.emplace_back(results_table(
-            s->cases, param,
-            [param](const ResultRecord& r) { return text_cell(to_string(r.params.at(param))); },
-            Align::right));
-      }
-      doc.blocks.emplace_back(scaling_charts(same));
+      add_scaling(doc, results, common);
     }
   }
 }
@@ -1089,11 +1218,12 @@ void add_trends(Document& doc, const ReportInput& input) {
   ChartGroup charts = trend_charts(input);
   if (charts.charts.empty()) return;
   charts.heading = "Trends";
-  charts.intro = {
-      plain(fmt::format("Each case's primary metric (the median of its samples, with a band from "
-                        "the smallest to the largest "
-                        "sample) across the last {} runs of the ledger that measured it.",
-                        input.history))};
+  charts.intro = {plain(fmt::format(
+      "Each case's primary metric (the median of its samples, with a band from "
+      "the smallest to the largest "
+      "sample) across the last {} of the ledger that measured it.",
+      input.history == 1 ? std::string("run")
+                         : format_integer(static_cast<std::int64_t>(input.history)) + " runs"))};
   doc.blocks.emplace_back(std::move(charts));
 }
 
@@ -1155,63 +1285,9 @@ std::string params_text(const Params& params, const std::string& skip) {
 }
 
 std::vector<ScalingSlice> scaling_slices(const std::vector<ResultRecord>& results) {
-  std::vector<std::string> benches;
-  std::map<std::string, std::vector<const ResultRecord*>> by_bench;
-  for (const ResultRecord& r : results) {
-    if (by_bench.find(r.bench) == by_bench.end()) benches.push_back(r.bench);
-    by_bench[r.bench].push_back(&r);
-  }
-  std::vector<ScalingSlice> slices;
-  for (const std::string& bench : benches) {
-    const auto& cases = by_bench[bench];
-    if (cases.size() < 2) continue;
-    std::set<std::string> keys;
-    for (const ResultRecord* r : cases) {
-      for (const auto& [key, value] : r->params) keys.insert(key);
-    }
-    for (const std::string& key : keys) {
-      bool all_numeric = true;
-      std::set<double> distinct;
-      for (const ResultRecord* r : cases) {
-        const auto it = r->params.find(key);
-        const std::optional<double> v = it == r->params.end() ? std::nullopt : numeric(it->second);
-        if (!v) {
-          all_numeric = false;
-          break;
-        }
-        distinct.insert(*v);
-      }
-      if (!all_numeric || distinct.size() < k_min_scaling_points) continue;
-      // Group by the other params, in the order the groups first appear.
-      std::vector<std::string> order;
-      std::map<std::string, ScalingSlice> groups;
-      for (const ResultRecord* r : cases) {
-        Params fixed = r->params;
-        fixed.erase(key);
-        const std::string group_key = case_key(bench, fixed);
-        auto [it, inserted] = groups.try_emplace(group_key);
-        if (inserted) {
-          order.push_back(group_key);
-          it->second.bench = bench;
-          it->second.param = key;
-          it->second.fixed = std::move(fixed);
-        }
-        it->second.cases.push_back(r);
-      }
-      for (const std::string& group_key : order) {
-        ScalingSlice& slice = groups[group_key];
-        if (slice.cases.size() < k_min_scaling_points) continue;
-        std::stable_sort(slice.cases.begin(), slice.cases.end(),
-                         [&](const ResultRecord* a, const ResultRecord* b) {
-                           return *numeric(a->params.at(key)) < *numeric(b->params.at(key));
-                         });
-        for (const ResultRecord* r : slice.cases)
-          slice.values.push_back(*numeric(r->params.at(key)));
-        slices.push_back(std::move(slice));
-      }
-    }
-  }
-  return slices;
+  std::vector<const ResultRecord*> all;
+  for (const ResultRecord& r : results) all.push_back(&r);
+  return slices_of(all);
 }
 
 Document build_document(const ReportInput& input) {

@@ -25,6 +25,10 @@ RunData baseline_run();
 // Names and params with Markdown punctuation in them.
 RunData awkward_run();
 
+// The shape of the bundled executors and pipeline suites: executors with input statistics as
+// params that differ between workloads, pipeline sweeping pages (10, 50) and latency_ms
+// (20, 300), two values each.
+RunData bundled_suites_run();
 // A ledger history for the trends: `count` runs before `last` (oldest first) with the same
 // cases, drifting slowly, and then `last` itself.
 std::vector<RunData> history_before(const RunData& last, int count);

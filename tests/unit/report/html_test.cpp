@@ -1,6 +1,8 @@
 // The HTML report holds the Markdown's content plus one chart per trend, scaling slice group
 // and compared case, with text from records escaped and nothing outside the file referenced.
+#include <cmath>
 #include <regex>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -135,4 +137,217 @@ TEST_CASE("log-scaled scaling charts put ticks at the measured values") {
     INFO(label);
     CHECK(svg.find(label) != std::string::npos);
   }
+}
+
+namespace {
+
+struct SvgChart {
+  std::string kind;  // line-chart or distribution-chart
+  std::string body;
+};
+
+std::vector<SvgChart> charts_of(const std::string& html) {
+  std::vector<SvgChart> charts;
+  const std::regex chart_re(
+      R"re(<svg[^>]*class="chart (line-chart|distribution-chart)"[\s\S]*?</svg>)re");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), chart_re);
+       it != std::sregex_iterator(); ++it) {
+    charts.push_back({(*it)[1], (*it)[0]});
+  }
+  return charts;
+}
+
+// The shape of a marker, whatever its position and colour: the element, and for a path its
+// commands with the direction of each step (a triangle pointing up and one pointing down
+// differ; two circles do not).
+std::string marker_shape(const std::string& element) {
+  std::smatch m;
+  if (!std::regex_search(element, m, std::regex(R"(^<(\w+))"))) return "?";
+  std::string shape = m[1];
+  if (shape != "path") return shape;
+  REQUIRE(std::regex_search(element, m, std::regex(R"re(d="([^"]*)")re")));
+  const std::string d = m[1];
+  const std::regex step(R"(([MLZ])(?:(-?[\d.]+),(-?[\d.]+))?)");
+  double px = 0, py = 0;
+  for (auto it = std::sregex_iterator(d.begin(), d.end(), step); it != std::sregex_iterator();
+       ++it) {
+    shape += (*it)[1].str();
+    if ((*it)[1] == "Z") continue;
+    const double x = std::stod((*it)[2]), y = std::stod((*it)[3]);
+    const auto sign = [](double v) { return std::fabs(v) < 0.01 ? '0' : v > 0 ? '+' : '-'; };
+    shape += sign(x - px);
+    shape += sign(y - py);
+    px = x, py = y;
+  }
+  return shape;
+}
+
+std::vector<std::string> texts_with(const std::string& svg, const std::string& attribute) {
+  std::vector<std::string> texts;
+  const std::regex text_re("<text [^>]*" + attribute + "[^>]*>([^<]*)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re);
+       it != std::sregex_iterator(); ++it) {
+    texts.push_back((*it)[1]);
+  }
+  return texts;
+}
+
+ReportInput full_input() {
+  ReportInput input;
+  input.base = fixtures::baseline_run();
+  input.runs.push_back(fixtures::current_run());
+  input.comparisons.push_back({input.runs[0].run.header.id,
+                               compare::compare_sides({{input.base->run}, input.base->results},
+                                                      {{input.runs[0].run}, input.runs[0].results},
+                                                      {}, compare::CompareOptions{})});
+  input.trends = trends_of(fixtures::history_before(fixtures::current_run(), 8));
+  return input;
+}
+
+const std::regex k_unit_label(R"(^\S.* \(([^()]+)\)$)");
+
+}  // namespace
+
+TEST_CASE(
+    "every line chart labels its axes, the value axis with its unit, and says which way is "
+    "better") {
+  const std::vector<SvgChart> charts = charts_of(render_html(full_input()));
+  std::size_t line_charts = 0;
+  for (const SvgChart& chart : charts) {
+    if (chart.kind != "line-chart") continue;
+    ++line_charts;
+    INFO(chart.body.substr(0, 400));
+    const std::vector<std::string> y_labels = texts_with(chart.body, "transform=\"rotate");
+    REQUIRE(y_labels.size() == 1);
+    std::smatch unit;
+    REQUIRE(std::regex_match(y_labels[0], unit, k_unit_label));
+    const std::set<std::string> units{"ns", "µs", "ms", "s", "ops/s"};
+    CHECK(units.count(unit[1]) == 1);
+    // The x label: the run order of a trend, or the param of a scaling curve.
+    const std::vector<std::string> labels = texts_with(chart.body, "font-size=\"13.5\"");
+    REQUIRE(labels.size() == 2);
+    CHECK(std::regex_match(labels[0],
+                           std::regex("run \\(oldest to newest\\)|clients|concurrency|pages")));
+    // Throughput is better higher; times (time, wall, latency) lower.
+    const std::vector<std::string> notes = texts_with(chart.body, "font-style=\"italic\"");
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0] ==
+          (y_labels[0].rfind("throughput", 0) == 0 ? "higher is better" : "lower is better"));
+  }
+  CHECK(line_charts == 19 + 5);  // a trend per case, five scaling curves
+}
+
+TEST_CASE("every distribution chart labels its axis with the unit and which way is better") {
+  const std::vector<SvgChart> charts = charts_of(render_html(full_input()));
+  std::size_t distributions = 0;
+  for (const SvgChart& chart : charts) {
+    if (chart.kind != "distribution-chart") continue;
+    ++distributions;
+    // The rows' names come first ("current: n=10, median …"), then the axis label.
+    std::vector<std::string> axes;
+    for (const std::string& label : texts_with(chart.body, "font-size=\"13.5\"")) {
+      if (label.find(": n=") == std::string::npos) axes.push_back(label);
+    }
+    REQUIRE(axes.size() == 1);
+    const std::string& axis = axes[0];
+    INFO(axis);
+    std::smatch m;
+    REQUIRE(std::regex_match(
+        axis, m, std::regex(R"(^(\w+) \((ns|µs|ms|s|ops/s)\), (lower|higher) is better$)")));
+    CHECK(m[3] == (m[1] == "throughput" ? "higher" : "lower"));
+  }
+  CHECK(distributions == 20);
+}
+
+TEST_CASE("series of a chart differ by marker or dash, not by colour alone") {
+  const std::vector<SvgChart> charts = charts_of(render_html(full_input()));
+  // Legend entries of line charts: an optional line (dashed or not), a marker, the name.
+  const std::regex entry_re(
+      R"re((<line [^>]*stroke-width="2"[^>]*/>)?(<(?:circle|rect|path)[^>]*/>)<text [^>]*font-size="13"[^>]*>([^<]*)</text>)re");
+  std::size_t multi_series = 0;
+  for (const SvgChart& chart : charts) {
+    INFO(chart.body.substr(0, 400));
+    std::set<std::string> looks;
+    std::size_t entries = 0;
+    if (chart.kind == "line-chart") {
+      for (auto it = std::sregex_iterator(chart.body.begin(), chart.body.end(), entry_re);
+           it != std::sregex_iterator(); ++it) {
+        ++entries;
+        const std::string line = (*it)[1];
+        const std::string marker = (*it)[2];
+        std::smatch dash;
+        const std::string line_look =
+            line.empty() ? "no line"
+            : std::regex_search(line, dash, std::regex(R"re(stroke-dasharray="([^"]*)")re"))
+                ? "dash " + dash[1].str()
+                : "solid";
+        const bool hollow = marker.find("fill=\"#ffffff\"") != std::string::npos;
+        looks.insert(line_look + ", " + marker_shape(marker) + (hollow ? " hollow" : ""));
+      }
+    } else {
+      // Rows of a distribution: the box's outline and the samples' markers.
+      const std::regex box_re(R"re(<rect [^>]*height="16"[^>]*/>)re");
+      const std::regex sample_re(R"re(<(circle|rect|path)[^>]*><title>[^<]* #1: )re");
+      std::vector<std::string> boxes, samples;
+      for (auto it = std::sregex_iterator(chart.body.begin(), chart.body.end(), box_re);
+           it != std::sregex_iterator(); ++it) {
+        std::smatch dash;
+        const std::string box = (*it)[0];
+        boxes.push_back(
+            std::regex_search(box, dash, std::regex(R"re(stroke-dasharray="([^"]*)")re"))
+                ? dash[1].str()
+                : "solid");
+      }
+      for (auto it = std::sregex_iterator(chart.body.begin(), chart.body.end(), sample_re);
+           it != std::sregex_iterator(); ++it) {
+        samples.push_back(marker_shape((*it)[0]));
+      }
+      REQUIRE(boxes.size() == samples.size());
+      entries = boxes.size();
+      for (std::size_t i = 0; i < boxes.size(); ++i) looks.insert(boxes[i] + ", " + samples[i]);
+    }
+    CHECK(entries >= 1);
+    CHECK(looks.size() == entries);
+    if (entries > 1) ++multi_series;
+  }
+  // Trends (median, base, reported), scaling curves by mode and the base/current distributions.
+  CHECK(multi_series > 30);
+}
+
+TEST_CASE("trend ticks stay distinct when runs share a minute or a second") {
+  const auto ticks_of = [&](const std::vector<std::string>& times) {
+    ReportInput input;
+    input.runs.push_back(fixtures::current_run());
+    Trend trend;
+    trend.bench = "t";
+    trend.metric = "time";
+    trend.unit = "ms";
+    for (std::size_t i = 0; i < times.size(); ++i)
+      trend.points.push_back(
+          {"run" + std::to_string(i), times[i], {}, 1.0 + 0.1 * static_cast<double>(i), 1.0, 2.0});
+    input.trends = {trend};
+    std::vector<std::string> ticks;
+    for (const SvgChart& chart : charts_of(render_html(input))) {
+      if (chart.body.find(">t: time (ms) by run (oldest to newest)</title>") == std::string::npos)
+        continue;
+      for (const std::string& text :
+           texts_with(chart.body, "text-anchor=\"middle\" font-size=\"12.5\""))
+        ticks.push_back(text);
+    }
+    return ticks;
+  };
+  CHECK(ticks_of({"2026-11-20T04:27:59.1Z", "2026-11-21T04:27:59.1Z", "2026-11-22T09:00:00.1Z"}) ==
+        std::vector<std::string>{"11-20 04:27", "11-21 04:27", "11-22 09:00"});
+  CHECK(ticks_of({"2026-11-22T04:27:01.1Z", "2026-11-22T04:27:31.1Z", "2026-11-22T04:28:00.1Z"}) ==
+        std::vector<std::string>{"11-22 04:27:01", "11-22 04:27:31", "11-22 04:28:00"});
+  CHECK(ticks_of({"2026-11-22T04:27:01.1Z", "2026-11-22T04:27:01.7Z", "2026-11-22T04:28:00.1Z"}) ==
+        std::vector<std::string>{"11-22 04:27:01 #1", "11-22 04:27:01 #2", "11-22 04:28:00 #3"});
+}
+
+TEST_CASE("the trends' introduction counts its runs in words that agree") {
+  ReportInput input = full_input();
+  input.history = 1;
+  CHECK(render_html(input).find("across the last run of the ledger") != std::string::npos);
+  input.history = 20;
+  CHECK(render_html(input).find("across the last 20 runs of the ledger") != std::string::npos);
 }
