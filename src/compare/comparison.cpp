@@ -114,6 +114,21 @@ std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes,
   return std::nullopt;
 }
 
+// Why an inconclusive comparison could not have been anything else, and what would do.
+std::string unreachable_remark(const MetricAssessment& a) {
+  const std::string samples =
+      a.base_n == a.current_n
+          ? fmt::format("{} samples a side", a.base_n)
+          : fmt::format("{} base and {} current samples", a.base_n, a.current_n);
+  const std::string need = a.samples_needed
+                               ? fmt::format("need >= {} a side", *a.samples_needed)
+                               : std::string("no sample size up to 1000 a side reaches it");
+  return fmt::format(
+      "{} cannot reach significance among {} comparisons (smallest attainable p {:.3g}, needed "
+      "<= {:.3g}): {}",
+      samples, a.comparisons, *a.p_attainable, *a.p_needed, need);
+}
+
 void check_options(const CompareOptions& options) {
   if (!(options.alpha > 0.0 && options.alpha < 1.0)) {
     throw Error(fmt::format("--alpha {} is outside (0, 1)", options.alpha));
@@ -297,6 +312,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     CaseComparison& cc = item.comparison;
     if (item.base.first != nullptr) cc.base_center = stats::median(item.base.values);
     if (item.current.first != nullptr) cc.current_center = stats::median(item.current.values);
+    if (a.verdict == Verdict::inconclusive && !a.threshold_only && *a.p_attainable > *a.p_needed) {
+      const std::string unreachable = unreachable_remark(a);
+      cc.remark = cc.remark.empty() ? unreachable : cc.remark + "; " + unreachable;
+    }
     if (cc.verdict == Verdict::regression) {
       cc.accepted = find_acceptance(notes, current_run, item.current_case);
     }
