@@ -151,7 +151,13 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   report.alpha = options.alpha;
   report.threshold = options.threshold;
   report.test = options.test;
-  report.fail_on = options.fail_on;
+  // A regression always fails the gate; fail_on can only add verdicts to it.
+  report.fail_on = {Verdict::regression};
+  for (const Verdict verdict : options.fail_on) {
+    if (std::find(report.fail_on.begin(), report.fail_on.end(), verdict) == report.fail_on.end()) {
+      report.fail_on.push_back(verdict);
+    }
+  }
   for (const RunRecord& run : base.runs) report.base.push_back(summarize_run(run));
   const RunRecord& current_run = current.runs.front();
   report.current = summarize_run(current_run);
@@ -306,21 +312,21 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     } else if (!a.change) {
       cc.remark = "the base centre is 0: no relative change";
     }
+    if (a.verdict == Verdict::inconclusive && !a.threshold_only && *a.p_attainable > *a.p_needed) {
+      const std::string unreachable = unreachable_remark(a);
+      cc.remark = cc.remark.empty() ? unreachable : cc.remark + "; " + unreachable;
+    }
   }
 
   for (Pending& item : pending) {
     CaseComparison& cc = item.comparison;
     if (item.base.first != nullptr) cc.base_center = stats::median(item.base.values);
     if (item.current.first != nullptr) cc.current_center = stats::median(item.current.values);
-    if (a.verdict == Verdict::inconclusive && !a.threshold_only && *a.p_attainable > *a.p_needed) {
-      const std::string unreachable = unreachable_remark(a);
-      cc.remark = cc.remark.empty() ? unreachable : cc.remark + "; " + unreachable;
-    }
     if (cc.verdict == Verdict::regression) {
       cc.accepted = find_acceptance(notes, current_run, item.current_case);
     }
-    const bool failing_verdict = std::find(options.fail_on.begin(), options.fail_on.end(),
-                                           cc.verdict) != options.fail_on.end();
+    const bool failing_verdict =
+        std::find(report.fail_on.begin(), report.fail_on.end(), cc.verdict) != report.fail_on.end();
     cc.fails_gate = failing_verdict && !cc.accepted;
     report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
     report.accepted += cc.accepted ? 1 : 0;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -101,6 +102,18 @@ bt::ComparisonFixture unchanged_fixture() {
   return f;
 }
 
+// The fixture's cases named here and no others.
+bt::ComparisonFixture only(bt::ComparisonFixture f, const std::vector<std::string>& benches) {
+  const auto keep = [&](std::vector<benchledger::ResultRecord>& results) {
+    std::erase_if(results, [&](const auto& r) {
+      return std::find(benches.begin(), benches.end(), r.bench) == benches.end();
+    });
+  };
+  keep(f.base.results);
+  keep(f.current.results);
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("compare exits 0 when nothing fails the gate") {
@@ -187,6 +200,27 @@ TEST_CASE("--base-runs pools the samples of the last K base runs") {
   CHECK(json["cases"][0]["base"]["n"] == 20);
   const Outcome more = w.compare("baseline current --base-runs 5 --format json");
   CHECK_THAT(more.err, Catch::Contains("only 2 run(s) match"));
+}
+
+TEST_CASE("--fail-on inconclusive adds to regression rather than replacing it") {
+  Workspace w;
+  // sort/uniform regresses (+12%), sqlite/insert is inconclusive, sort/mixed unchanged.
+  fill(w, only(bt::comparison_fixture(), {"sort/uniform", "sort/mixed", "sqlite/insert"}));
+  const Outcome o = w.compare("baseline current --fail-on inconclusive --format json");
+  INFO(o.err);
+  CHECK(o.code == 1);
+  const auto json = nlohmann::json::parse(o.out);
+  CHECK(json["gate"] == "fail");
+  CHECK(json["options"]["fail_on"] == nlohmann::json::array({"regression", "inconclusive"}));
+  for (const auto& c : json["cases"]) {
+    INFO(c["bench"]);
+    CHECK(c["gate"] == (c["verdict"] == "unchanged" ? "pass" : "fail"));
+  }
+  // Without the inconclusive case only the regression is left, and it still fails.
+  Workspace regression_only;
+  fill(regression_only, only(bt::comparison_fixture(), {"sort/uniform", "sort/mixed"}));
+  CHECK(regression_only.compare("baseline current --fail-on inconclusive").code == 1);
+  CHECK(regression_only.compare("baseline current --fail-on missing,new").code == 1);
 }
 
 TEST_CASE("--fail-on adds missing and inconclusive to the gate") {

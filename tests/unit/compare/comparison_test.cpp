@@ -274,3 +274,15 @@ TEST_CASE("the detectable change is computed at the level the adjustment demands
   CHECK(*insert.detectable >
         benchledger::stats::minimal_detectable_change(10, 10, spread, 0.05) * 1.01);
 }
+
+TEST_CASE("a regression fails the gate whatever --fail-on adds") {
+  const auto f = bt::comparison_fixture();
+  cmp::CompareOptions options;
+  options.fail_on = {cmp::Verdict::inconclusive};
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK_FALSE(report.gate_pass);
+  CHECK(find(report, "sort/uniform").fails_gate);          // regression
+  CHECK(find(report, "sqlite/insert").fails_gate);         // inconclusive, added
+  CHECK_FALSE(find(report, "pipeline/fetch").fails_gate);  // accepted regression
+  CHECK(report.fail_on == std::vector{cmp::Verdict::regression, cmp::Verdict::inconclusive});
+}
