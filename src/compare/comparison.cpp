@@ -114,6 +114,21 @@ std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes,
   return std::nullopt;
 }
 
+// Why an inconclusive comparison could not have been anything else, and what would do.
+std::string unreachable_remark(const MetricAssessment& a) {
+  const std::string samples =
+      a.base_n == a.current_n
+          ? fmt::format("{} samples a side", a.base_n)
+          : fmt::format("{} base and {} current samples", a.base_n, a.current_n);
+  const std::string need = a.samples_needed
+                               ? fmt::format("need >= {} a side", *a.samples_needed)
+                               : std::string("no sample size up to 1000 a side reaches it");
+  return fmt::format(
+      "{} cannot reach significance among {} comparisons (smallest attainable p {:.3g}, needed "
+      "<= {:.3g}): {}",
+      samples, a.comparisons, *a.p_attainable, *a.p_needed, need);
+}
+
 void check_options(const CompareOptions& options) {
   if (!(options.alpha > 0.0 && options.alpha < 1.0)) {
     throw Error(fmt::format("--alpha {} is outside (0, 1)", options.alpha));
@@ -136,7 +151,13 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   report.alpha = options.alpha;
   report.threshold = options.threshold;
   report.test = options.test;
-  report.fail_on = options.fail_on;
+  // A regression always fails the gate; fail_on can only add verdicts to it.
+  report.fail_on = {Verdict::regression};
+  for (const Verdict verdict : options.fail_on) {
+    if (std::find(report.fail_on.begin(), report.fail_on.end(), verdict) == report.fail_on.end()) {
+      report.fail_on.push_back(verdict);
+    }
+  }
   for (const RunRecord& run : base.runs) report.base.push_back(summarize_run(run));
   const RunRecord& current_run = current.runs.front();
   report.current = summarize_run(current_run);
@@ -291,6 +312,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     } else if (!a.change) {
       cc.remark = "the base centre is 0: no relative change";
     }
+    if (a.verdict == Verdict::inconclusive && !a.threshold_only && *a.p_attainable > *a.p_needed) {
+      const std::string unreachable = unreachable_remark(a);
+      cc.remark = cc.remark.empty() ? unreachable : cc.remark + "; " + unreachable;
+    }
   }
 
   for (Pending& item : pending) {
@@ -300,8 +325,8 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     if (cc.verdict == Verdict::regression) {
       cc.accepted = find_acceptance(notes, current_run, item.current_case);
     }
-    const bool failing_verdict = std::find(options.fail_on.begin(), options.fail_on.end(),
-                                           cc.verdict) != options.fail_on.end();
+    const bool failing_verdict =
+        std::find(report.fail_on.begin(), report.fail_on.end(), cc.verdict) != report.fail_on.end();
     cc.fails_gate = failing_verdict && !cc.accepted;
     report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
     report.accepted += cc.accepted ? 1 : 0;

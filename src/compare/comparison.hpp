@@ -31,7 +31,8 @@ struct CompareOptions {
   Config config;            // thresholds by exact bench name or glob (percent)
   // Which metrics to compare; empty means each case's `primary` metric.
   std::vector<std::string> metrics;
-  std::vector<Verdict> fail_on{Verdict::regression};
+  // Verdicts that fail the gate besides regression, which always does (unless accepted).
+  std::vector<Verdict> fail_on;
   bool require_same_env = false;  // differing fingerprints throw Error instead of warning
   DecidingTest test = DecidingTest::mann_whitney;
 };
@@ -87,7 +88,7 @@ struct ComparisonReport {
   double alpha = 0.05;
   double threshold = 0.05;
   DecidingTest test = DecidingTest::mann_whitney;
-  std::vector<Verdict> fail_on;
+  std::vector<Verdict> fail_on;  // regression first, then what CompareOptions::fail_on added
   bool gate_pass = true;
 
   std::size_t count(Verdict verdict) const { return counts[static_cast<std::size_t>(verdict)]; }

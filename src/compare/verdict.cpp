@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <utility>
 
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
@@ -171,18 +175,63 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
     }
   }
   const std::vector<double> adjusted = stats::benjamini_hochberg(p_values);
-  for (std::size_t k = 0; k < tested.size(); ++k) out[tested[k]].p_adjusted = adjusted[k];
+  const std::vector<double> needed = stats::benjamini_hochberg_levels(p_values, options.alpha);
+  // The attainable p depends only on the test and the sizes: a suite has few distinct sizes.
+  std::map<std::pair<std::size_t, std::size_t>, double> attainable;
+  for (std::size_t k = 0; k < tested.size(); ++k) {
+    MetricAssessment& a = out[tested[k]];
+    a.p_adjusted = adjusted[k];
+    a.comparisons = tested.size();
+    a.p_needed = needed[k];
+    const auto sizes = std::pair{a.base_n, a.current_n};
+    auto found = attainable.find(sizes);
+    if (found == attainable.end()) {
+      found = attainable.emplace(sizes, smallest_attainable_p(options.test, a.base_n, a.current_n))
+                  .first;
+    }
+    a.p_attainable = found->second;
+  }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     MetricAssessment& a = out[i];
     a.verdict = decide(a, inputs[i].better, options.alpha);
-    if (a.verdict == Verdict::inconclusive && !a.threshold_only && all_positive(inputs[i].base) &&
-        all_positive(inputs[i].current)) {
-      a.detectable = stats::minimal_detectable_change(
-          a.base_n, a.current_n, stats::pooled_log_stddev(inputs[i].base, inputs[i].current),
-          options.alpha);
+    if (a.verdict != Verdict::inconclusive || a.threshold_only) continue;
+    // Detectable at the level the adjustment demands of this metric, not at the raw alpha: a
+    // change the test cannot make significant among these comparisons is not detectable.
+    const bool reachable = *a.p_attainable <= *a.p_needed;
+    if (!reachable) a.samples_needed = samples_to_reach(options.test, *a.p_needed);
+    if (all_positive(inputs[i].base) && all_positive(inputs[i].current)) {
+      a.detectable =
+          reachable ? stats::minimal_detectable_change(
+                          a.base_n, a.current_n,
+                          stats::pooled_log_stddev(inputs[i].base, inputs[i].current), *a.p_needed)
+                    : std::numeric_limits<double>::infinity();
     }
   }
   return out;
+}
+
+double smallest_attainable_p(DecidingTest test, std::size_t m, std::size_t n) {
+  if (m < 2 || n < 2) {
+    throw Error(fmt::format("an attainable p-value needs 2 samples a side, got {} and {}", m, n));
+  }
+  // The deciding test itself on the most extreme samples there are: every current value above
+  // every base value, all distinct. Whatever the test's method at these sizes (exact or normal
+  // approximation), this is its smallest p-value for values without ties.
+  std::vector<double> base(m), current(n);
+  std::iota(base.begin(), base.end(), 1.0);
+  std::iota(current.begin(), current.end(), static_cast<double>(m) + 1.0);
+  return deciding_p(base, current, test);
+}
+
+std::optional<std::size_t> samples_to_reach(DecidingTest test, double level) {
+  if (!(level > 0.0 && level <= 1.0)) throw Error(fmt::format("level {} is outside (0, 1]", level));
+  // The attainable p falls with N (C(2N, N) grows about fourfold per step), so a linear search
+  // ends within a few dozen steps even for very small levels.
+  constexpr std::size_t k_max = 1000;
+  for (std::size_t size = k_min_samples; size <= k_max; ++size) {
+    if (smallest_attainable_p(test, size, size) <= level) return size;
+  }
+  return std::nullopt;
 }
 
 }  // namespace benchledger::compare

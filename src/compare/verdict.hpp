@@ -50,9 +50,21 @@ struct MetricAssessment {
   std::optional<double> ci_low, ci_high;  // the interval of the change; absent when threshold_only
   double coverage = 0;                    // what the interval actually covers (small samples)
   std::optional<double> p, p_adjusted;    // absent when threshold_only
-  // The smallest change these sample sizes and this noise could detect (fraction, may be
-  // infinite: too few samples for the test to reach alpha at all); set for inconclusive
-  // verdicts when the values are positive.
+  // The largest p-value this metric could have had and still been a discovery after the
+  // Benjamini–Hochberg adjustment, the other metrics' p-values as they are: alpha / m for a
+  // lone change among m comparisons. Absent when threshold_only.
+  std::optional<double> p_needed;
+  // The smallest p-value the deciding test can give at these sample sizes (fully separated
+  // samples, no ties). Absent when threshold_only.
+  std::optional<double> p_attainable;
+  // How many p-values were adjusted together (the m of Benjamini–Hochberg).
+  std::size_t comparisons = 0;
+  // For an inconclusive verdict whose sizes cannot reach p_needed at all: the samples a side
+  // that could (the smallest N with p_attainable(N, N) <= p_needed).
+  std::optional<std::size_t> samples_needed;
+  // The smallest change these sample sizes and this noise could detect at p_needed (fraction;
+  // infinite when p_attainable > p_needed); set for inconclusive verdicts when the values are
+  // positive.
   std::optional<double> detectable;
   bool threshold_only = false;  // fewer than k_min_samples on a side
   double threshold = 0.05;
@@ -67,5 +79,15 @@ struct MetricAssessment {
 // an empty or non-finite sample.
 std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
                                      const VerdictOptions& options);
+
+// The smallest p-value `test` gives for samples of m and n values: its p on fully separated
+// samples without ties (2 / binomial(m + n, m) for the exact Mann–Whitney test). Throws
+// benchledger::Error when a size is below 2.
+double smallest_attainable_p(DecidingTest test, std::size_t m, std::size_t n);
+
+// The smallest N >= k_min_samples for which smallest_attainable_p(test, N, N) <= level, or
+// nothing when no N up to 1,000 reaches it. Throws benchledger::Error when level is not in
+// (0, 1].
+std::optional<std::size_t> samples_to_reach(DecidingTest test, double level);
 
 }  // namespace benchledger::compare

@@ -64,8 +64,12 @@ Config load_config(const std::filesystem::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json json;
+  // The same text again with its key order kept: thresholds are tried in file order, and
+  // nlohmann::json sorts keys.
+  nlohmann::ordered_json in_file_order;
   try {
     json = nlohmann::json::parse(text.str());
+    in_file_order = nlohmann::ordered_json::parse(text.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path.string() + ": malformed JSON: " + e.what());
   }
@@ -78,7 +82,7 @@ Config load_config(const std::filesystem::path& path) {
     if (reader.has("project")) config.project = reader.string("project");
     if (reader.has("thresholds")) {
       const model::JsonReader thresholds = reader.object("thresholds");
-      for (const auto& [pattern, value] : thresholds.json().items()) {
+      for (const auto& [pattern, value] : in_file_order.at("thresholds").items()) {
         const double percent = thresholds.number(pattern);
         if (percent < 0) thresholds.fail(pattern, "a threshold is a percentage, not negative");
         config.thresholds.emplace_back(pattern, percent);

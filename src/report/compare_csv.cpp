@@ -32,7 +32,7 @@ std::string render_comparison_csv(const compare::ComparisonReport& report) {
   std::string out =
       "bench,params,metric,unit,better,base_n,base_center,current_n,current_center,"
       "change_percent,ci_low_percent,ci_high_percent,p,p_adjusted,threshold_percent,verdict,"
-      "accepted_by,gate\n";
+      "accepted_by,gate,detectable_percent,remark\n";
   for (const compare::CaseComparison& c : report.cases) {
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
     for (const auto& [key, value] : c.params) params[key] = to_json(value);
@@ -53,7 +53,9 @@ std::string render_comparison_csv(const compare::ComparisonReport& report) {
                                           fmt::format("{}", 100.0 * c.threshold),
                                           std::string(compare::to_string(c.verdict)),
                                           c.accepted ? c.accepted->note : std::string(),
-                                          c.fails_gate ? "fail" : "pass"};
+                                          c.fails_gate ? "fail" : "pass",
+                                          number(c.detectable, 100.0),
+                                          comparison_remark(c)};
     for (std::size_t i = 0; i < fields.size(); ++i) {
       out += csv_field(fields[i]);
       out += i + 1 == fields.size() ? "\n" : ",";

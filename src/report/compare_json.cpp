@@ -89,10 +89,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
       item["accepted"] = nullptr;
     }
     item["gate"] = c.fails_gate ? "fail" : "pass";
-    std::string remark = c.remark;
-    if (const std::string d = format_detectable(c); !d.empty()) {
-      remark = remark.empty() ? d : remark + "; " + d;
-    }
+    const std::string remark = comparison_remark(c);
     item["remark"] = remark.empty() ? ordered_json(nullptr) : ordered_json(remark);
     cases.push_back(std::move(item));
   }

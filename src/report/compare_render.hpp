@@ -31,13 +31,16 @@ std::string render_comparison_json(const compare::ComparisonReport& report);  //
 // JUnit XML: one testcase per compared metric, a <failure> for each that fails the gate.
 std::string render_comparison_junit(const compare::ComparisonReport& report);
 
-// RFC 4180 CSV with a header row, one row per compared metric; percent columns.
+// RFC 4180 CSV with a header row, one row per compared metric; percent columns; the last,
+// `remark`, is comparison_remark (what JSON's `remark` holds).
 std::string render_comparison_csv(const compare::ComparisonReport& report);
 
 // Helpers shared by the renderers.
 std::string comparison_case_label(const compare::CaseComparison& c);  // `bench [k=v, ...]`
 std::string format_percent(double fraction);                          // `+10.2%`
 std::string format_center(double value, const std::string& unit);     // `1.234e+04 ns`
-std::string format_detectable(const compare::CaseComparison& c);      // `>= 7.3%` or reason
+std::string format_detectable(const compare::CaseComparison& c);      // `could detect >= 7.3%`
+// The case's remark followed by format_detectable, "; "-separated; empty when there is neither.
+std::string comparison_remark(const compare::CaseComparison& c);
 
 }  // namespace benchledger::report

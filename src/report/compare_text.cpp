@@ -38,8 +38,15 @@ std::string format_center(double value, const std::string& unit) {
 
 std::string format_detectable(const CaseComparison& c) {
   if (!c.detectable) return {};
-  if (std::isinf(*c.detectable)) return "too few samples to detect any change";
+  // Infinite when the sizes cannot reach significance at all: the remark says so, and why.
+  if (std::isinf(*c.detectable)) return {};
   return fmt::format("could detect >= {:.1f}%", 100.0 * *c.detectable);
+}
+
+std::string comparison_remark(const CaseComparison& c) {
+  const std::string d = format_detectable(c);
+  if (d.empty()) return c.remark;
+  return c.remark.empty() ? d : c.remark + "; " + d;
 }
 
 namespace {
@@ -170,10 +177,7 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
   for (const Row& row : rows) out += line(row.cells, colour_of(row.verdict, row.accepted));
   std::vector<std::string> remarks;
   for (const CaseComparison& c : report.cases) {
-    std::string remark = c.remark;
-    if (const std::string d = format_detectable(c); !d.empty()) {
-      remark = remark.empty() ? d : remark + "; " + d;
-    }
+    std::string remark = comparison_remark(c);
     if (c.accepted) {
       remark += (remark.empty() ? "" : "; ") + fmt::format("accepted by note {} ({}): {}",
                                                            c.accepted->note, c.accepted->author,

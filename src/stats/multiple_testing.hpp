@@ -12,4 +12,12 @@ namespace benchledger::stats {
 // benchledger::Error when a p-value is NaN or outside [0, 1].
 std::vector<double> benjamini_hochberg(std::span<const double> p);
 
+// For each hypothesis, in input order: the largest p-value it could have had and still be
+// rejected by the Benjamini–Hochberg step-up procedure at level q, the other p-values
+// unchanged. That is the largest k q / m such that at least k - 1 of the others are <= k q / m:
+// q / m for a lone discovery (nothing else small), up to q when every other one is rejected.
+// What an inconclusive comparison would have needed. O(m log m). Throws benchledger::Error
+// when q is outside (0, 1] or a p-value is not a probability.
+std::vector<double> benjamini_hochberg_levels(std::span<const double> p, double q);
+
 }  // namespace benchledger::stats

@@ -1,9 +1,11 @@
 // `benchledger compare` end to end on the built binary and a real NDJSON ledger: selectors
-// (labels, ids, git:, latest~N, files), --base-runs, --fail-on, --require-same-env, every
-// --format, and the exit codes 0 (pass), 1 (gate failed) and 2 (usage or data error).
+// (labels, label~N, ids, git:, latest~N, files), --base-runs, --alpha, --threshold, the
+// thresholds of benchledger.json, --fail-on, --require-same-env, every --format, and the exit
+// codes 0 (pass), 1 (gate failed) and 2 (usage or data error).
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -101,6 +103,27 @@ bt::ComparisonFixture unchanged_fixture() {
   return f;
 }
 
+// The fixture's cases named here and no others.
+bt::ComparisonFixture only(bt::ComparisonFixture f, const std::vector<std::string>& benches) {
+  const auto keep = [&](std::vector<benchledger::ResultRecord>& results) {
+    std::erase_if(results, [&](const auto& r) {
+      return std::find(benches.begin(), benches.end(), r.bench) == benches.end();
+    });
+  };
+  keep(f.base.results);
+  keep(f.current.results);
+  return f;
+}
+
+// The verdict of one case in the JSON output.
+std::string verdict_of(const Outcome& o, const std::string& bench) {
+  const auto json = nlohmann::json::parse(o.out);
+  for (const auto& c : json["cases"]) {
+    if (c["bench"] == bench) return c["verdict"].get<std::string>();
+  }
+  return "<no case " + bench + ">";
+}
+
 }  // namespace
 
 TEST_CASE("compare exits 0 when nothing fails the gate") {
@@ -187,6 +210,109 @@ TEST_CASE("--base-runs pools the samples of the last K base runs") {
   CHECK(json["cases"][0]["base"]["n"] == 20);
   const Outcome more = w.compare("baseline current --base-runs 5 --format json");
   CHECK_THAT(more.err, Catch::Contains("only 2 run(s) match"));
+}
+
+TEST_CASE("--fail-on inconclusive adds to regression rather than replacing it") {
+  Workspace w;
+  // sort/uniform regresses (+12%), sqlite/insert is inconclusive, sort/mixed unchanged.
+  fill(w, only(bt::comparison_fixture(), {"sort/uniform", "sort/mixed", "sqlite/insert"}));
+  const Outcome o = w.compare("baseline current --fail-on inconclusive --format json");
+  INFO(o.err);
+  CHECK(o.code == 1);
+  const auto json = nlohmann::json::parse(o.out);
+  CHECK(json["gate"] == "fail");
+  CHECK(json["options"]["fail_on"] == nlohmann::json::array({"regression", "inconclusive"}));
+  for (const auto& c : json["cases"]) {
+    INFO(c["bench"]);
+    CHECK(c["gate"] == (c["verdict"] == "unchanged" ? "pass" : "fail"));
+  }
+  // Without the inconclusive case only the regression is left, and it still fails.
+  Workspace regression_only;
+  fill(regression_only, only(bt::comparison_fixture(), {"sort/uniform", "sort/mixed"}));
+  CHECK(regression_only.compare("baseline current --fail-on inconclusive").code == 1);
+  CHECK(regression_only.compare("baseline current --fail-on missing,new").code == 1);
+}
+
+TEST_CASE("--alpha decides whether a change is significant") {
+  Workspace w;
+  // Six samples a side, 50% slower: the smallest p 6 against 6 can give is 2 / C(12, 6) =
+  // 0.0022, significant at 0.05 (two metrics: adjusted 0.0043) but not at 0.001.
+  auto f = only(bt::comparison_fixture(), {"sort/mixed"});
+  const std::vector<double> six(bt::steady().begin(), bt::steady().begin() + 6);
+  const benchledger::Params params{{"n", std::int64_t{2000}}};
+  f.base.results.push_back(
+      bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B101", "sort/uniform", params, six));
+  f.current.results.push_back(bt::result_with(bt::k_current_run, "01JDQ8Z6X0000000000000C101",
+                                              "sort/uniform", params, bt::scaled(six, 1.5)));
+  fill(w, f);
+  const Outcome standard = w.compare("baseline current --format json");
+  INFO(standard.err);
+  CHECK(standard.code == 1);
+  CHECK(verdict_of(standard, "sort/uniform") == "regression");
+  const Outcome strict = w.compare("baseline current --alpha 0.001 --format json");
+  CHECK(strict.code == 0);
+  CHECK(verdict_of(strict, "sort/uniform") == "inconclusive");
+  CHECK_THAT(w.compare("baseline current --alpha 0.001").out,
+             Catch::Contains("6 samples a side cannot reach significance among 2 comparisons") &&
+                 Catch::Contains("need >= 8 a side"));
+}
+
+TEST_CASE("--threshold decides how large a change matters") {
+  Workspace w;
+  fill(w, only(bt::comparison_fixture(), {"sort/uniform", "sort/mixed"}));  // +12%
+  const Outcome standard = w.compare("baseline current --format json");
+  CHECK(standard.code == 1);
+  CHECK(verdict_of(standard, "sort/uniform") == "regression");
+  const Outcome wide = w.compare("baseline current --threshold 20 --format json");
+  INFO(wide.err);
+  CHECK(wide.code == 0);
+  CHECK(verdict_of(wide, "sort/uniform") == "unchanged");  // the interval lies inside +-20%
+  CHECK(nlohmann::json::parse(wide.out)["options"]["threshold"] == 20.0);
+}
+
+TEST_CASE("benchledger.json thresholds apply per benchmark, globs in file order") {
+  Workspace w;
+  fill(w, only(bt::comparison_fixture(), {"sort/uniform", "sort/mixed"}));  // +12% and +0.3%
+  // "sort/*" sorts before "sort/u*": were the keys tried alphabetically, sort/uniform would get
+  // 1% and regress.
+  std::ofstream(w.dir() / "benchledger.json") << R"({"thresholds": {"sort/u*": 20, "sort/*": 1}})";
+  const Outcome o = w.compare("baseline current --format json");
+  INFO(o.err);
+  CHECK(o.code == 0);
+  const auto json = nlohmann::json::parse(o.out);
+  for (const auto& c : json["cases"]) {
+    INFO(c["bench"]);
+    CHECK(c["threshold"] == (c["bench"] == "sort/uniform" ? 20.0 : 1.0));
+  }
+  CHECK(verdict_of(o, "sort/uniform") == "unchanged");
+  // A broken config file is a data error naming the file.
+  std::ofstream(w.dir() / "benchledger.json") << R"({"thresholds": {"sort/*": "ten"}})";
+  const Outcome broken = w.compare("baseline current");
+  CHECK(broken.code == 2);
+  CHECK_THAT(broken.err, Catch::Contains("benchledger.json") && Catch::Contains("thresholds"));
+}
+
+TEST_CASE("label~N selects the N-th newest run with that label") {
+  Workspace w;
+  auto f = bt::comparison_fixture();
+  auto older = f.base;
+  older.runs.front().header.id = "01JDQ8Z6X00000000000000Q1D";
+  older.runs.front().header.time = "2026-11-22T03:00:00.000000Z";
+  for (std::size_t i = 0; i < older.results.size(); ++i) {
+    older.results[i].header.id = "01JDQ8Z6X0000000000000Q" + std::to_string(100 + i);
+    older.results[i].run = older.runs.front().header.id;
+  }
+  w.append(w.ledger(), batch_of(older));
+  fill(w, f);
+  const Outcome newest = w.compare("baseline~0 current --format json");
+  INFO(newest.err);
+  CHECK(nlohmann::json::parse(newest.out)["base"]["id"] == bt::k_base_run);
+  const Outcome back = w.compare("baseline~1 current --format json");
+  INFO(back.err);
+  CHECK(nlohmann::json::parse(back.out)["base"]["id"] == "01JDQ8Z6X00000000000000Q1D");
+  const Outcome beyond = w.compare("baseline~2 current");
+  CHECK(beyond.code == 2);
+  CHECK_THAT(beyond.err, Catch::Contains("run selector \"baseline~2\": no run"));
 }
 
 TEST_CASE("--fail-on adds missing and inconclusive to the gate") {

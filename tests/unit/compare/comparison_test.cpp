@@ -1,13 +1,16 @@
 // compare_sides matches cases by bench + params without dropping any, pools --base-runs,
 // applies per-benchmark thresholds, notes and the environment check, and decides the gate.
 #include <algorithm>
+#include <cmath>
 #include <random>
 
+#include <fmt/format.h>
 #include <benchledger/error.hpp>
 #include <catch2/catch.hpp>
 
 #include "compare/comparison.hpp"
 #include "report/compare_render.hpp"
+#include "stats/detectable_change.hpp"
 #include "unit/compare/comparison_fixture.hpp"
 
 namespace cmp = benchledger::compare;
@@ -22,6 +25,28 @@ const cmp::CaseComparison& find(const cmp::ComparisonReport& report, const std::
                                [&](const cmp::CaseComparison& c) { return c.bench == bench; });
   if (it == report.cases.end()) FAIL("no case " << bench);
   return *it;
+}
+
+// A suite of 25 benchmarks with n samples a side: 24 unchanged, "suite/00" 51.7% slower.
+bt::ComparisonFixture lone_change_suite(std::size_t n) {
+  auto f = bt::comparison_fixture();
+  f.base.results.clear();
+  f.current.results.clear();
+  f.notes.clear();
+  for (std::size_t b = 0; b < 25; ++b) {
+    std::vector<double> base, current;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double scale = 1.0 + 0.01 * static_cast<double>(b);
+      base.push_back(bt::steady()[(i + b) % 10] * scale);
+      current.push_back(bt::steady()[(i + b + 3) % 10] * scale * (b == 0 ? 1.517 : 1.0));
+    }
+    const std::string name = fmt::format("suite/{:02}", b);
+    f.base.results.push_back(bt::result_with(
+        bt::k_base_run, fmt::format("01JDQ8Z6X0000000000000B{}", 100 + b), name, {}, base));
+    f.current.results.push_back(bt::result_with(
+        bt::k_current_run, fmt::format("01JDQ8Z6X0000000000000C{}", 100 + b), name, {}, current));
+  }
+  return f;
 }
 
 }  // namespace
@@ -201,4 +226,63 @@ TEST_CASE("a side without a run is an error") {
   const auto f = bt::comparison_fixture();
   CHECK_THROWS_WITH(cmp::compare_sides({}, f.current, f.notes, {}),
                     Catch::Contains("base side has no run"));
+}
+
+TEST_CASE("sizes that cannot reach significance among the comparisons say so and what would") {
+  // Issue 5's audit: 6 a side among 25 comparisons, a +51.7% change. The smallest p 6 against
+  // 6 can give is 2 / C(12, 6) = 0.0022; a lone discovery among 25 needs 0.05 / 25 = 0.002.
+  const auto f = lone_change_suite(6);
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  const auto& changed = find(report, "suite/00");
+  CHECK(changed.change == Approx(0.517).margin(0.01));
+  CHECK(*changed.ci_low > 0.4);
+  CHECK(changed.verdict == cmp::Verdict::inconclusive);
+  CHECK(*changed.p_adjusted > 0.05);
+  REQUIRE(changed.detectable.has_value());
+  CHECK(std::isinf(*changed.detectable));
+  CHECK_THAT(changed.remark,
+             Catch::Contains("6 samples a side cannot reach significance among 25 comparisons") &&
+                 Catch::Contains("needed <= 0.002)") && Catch::Contains("need >= 7 a side"));
+  CHECK_THAT(render_comparison_table(report, false),
+             Catch::Contains("cannot reach significance") && !Catch::Contains("could detect"));
+  for (const std::string& out : {render_comparison_markdown(report), render_comparison_json(report),
+                                 render_comparison_csv(report)}) {
+    CHECK_THAT(out, Catch::Contains("6 samples a side cannot reach significance among 25 "
+                                    "comparisons") &&
+                        Catch::Contains("need >= 7 a side"));
+  }
+  CHECK_THAT(render_comparison_junit(report), Catch::Contains("need &gt;= 7 a side"));
+
+  // The N it names is enough: 7 a side makes the same change a regression.
+  const auto seven = lone_change_suite(7);
+  const auto enough = cmp::compare_sides(seven.base, seven.current, seven.notes, {});
+  CHECK(find(enough, "suite/00").verdict == cmp::Verdict::regression);
+  CHECK(find(enough, "suite/00").remark.empty());
+}
+
+TEST_CASE("the detectable change is computed at the level the adjustment demands") {
+  const auto f = bt::comparison_fixture();
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  // Five metrics are tested; three of the others are discoveries, so sqlite/insert would have
+  // been the fourth: it needed p <= 4 * 0.05 / 5 = 0.04, not 0.05.
+  const auto& insert = find(report, "sqlite/insert");
+  REQUIRE(insert.detectable.has_value());
+  const std::vector<double> noisy{100, 92, 109, 97, 104, 88, 112, 95, 103, 99};
+  const double spread = benchledger::stats::pooled_log_stddev(noisy, bt::scaled(noisy, 1.04));
+  CHECK(*insert.detectable ==
+        Approx(benchledger::stats::minimal_detectable_change(10, 10, spread, 0.04)));
+  CHECK(*insert.detectable >
+        benchledger::stats::minimal_detectable_change(10, 10, spread, 0.05) * 1.01);
+}
+
+TEST_CASE("a regression fails the gate whatever --fail-on adds") {
+  const auto f = bt::comparison_fixture();
+  cmp::CompareOptions options;
+  options.fail_on = {cmp::Verdict::inconclusive};
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK_FALSE(report.gate_pass);
+  CHECK(find(report, "sort/uniform").fails_gate);          // regression
+  CHECK(find(report, "sqlite/insert").fails_gate);         // inconclusive, added
+  CHECK_FALSE(find(report, "pipeline/fetch").fails_gate);  // accepted regression
+  CHECK(report.fail_on == std::vector{cmp::Verdict::regression, cmp::Verdict::inconclusive});
 }

@@ -42,6 +42,25 @@ TEST_CASE("a full config file is read") {
   CHECK(config.threshold_for("sqlite/insert", 5) == 5);
 }
 
+TEST_CASE("threshold globs are tried in the order the file lists them, not alphabetically") {
+  // "sort/*" sorts before "sort/u*": a parser that sorts keys would try it first.
+  const Config narrow_first =
+      load_config(write_config(R"({"thresholds": {"sort/u*": 3, "sort/*": 10}})"));
+  CHECK(narrow_first.threshold_for("sort/uniform", 5) == 3);
+  CHECK(narrow_first.threshold_for("sort/mixed", 5) == 10);
+  REQUIRE(narrow_first.thresholds.size() == 2);
+  CHECK(narrow_first.thresholds[0].first == "sort/u*");
+
+  const Config broad_first =
+      load_config(write_config(R"({"thresholds": {"sort/*": 10, "sort/u*": 3}})"));
+  CHECK(broad_first.threshold_for("sort/uniform", 5) == 10);
+
+  // An exact name wins over every glob wherever it stands.
+  const Config exact_last = load_config(
+      write_config(R"({"thresholds": {"sort/u*": 3, "sort/*": 10, "sort/uniform": 7}})"));
+  CHECK(exact_last.threshold_for("sort/uniform", 5) == 7);
+}
+
 TEST_CASE("unknown and mistyped keys in the config file are refused by name") {
   CHECK_THROWS_WITH(load_config(write_config(R"({"ledgr": "x"})")),
                     Catch::Contains("field \"ledgr\": unknown key"));

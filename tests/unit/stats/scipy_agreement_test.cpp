@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "compare/verdict.hpp"
 #include "stats/brunner_munzel.hpp"
 #include "stats/detectable_change.hpp"
 #include "stats/hodges_lehmann.hpp"
@@ -224,6 +225,55 @@ TEST_CASE("benjamini_hochberg matches the adjusted p-values and rejections of th
   }
   const std::vector<double> bad{0.5, 1.5};
   CHECK_THROWS_WITH(st::benjamini_hochberg(bad), Catch::Contains("not a probability"));
+}
+
+TEST_CASE("benjamini_hochberg_levels is the largest p the step-up procedure still rejects") {
+  std::size_t above_lone = 0;
+  for (const json& group : oracle()["bh_levels"]) {
+    const auto p = values(group["p"]);
+    const double q = group["q"].get<double>();
+    const auto got = st::benjamini_hochberg_levels(p, q);
+    const auto expected = values(group["levels"]);
+    REQUIRE(got.size() == p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      INFO("m=" << p.size() << " i=" << i << " q=" << q);
+      CHECK(close(got[i], expected[i], 1e-12));
+      above_lone += got[i] > q / static_cast<double>(p.size()) * (1 + 1e-9) ? 1 : 0;
+    }
+  }
+  CHECK(above_lone >= 100);  // the oracle also covers levels raised by other discoveries
+  // Nothing else small: each would be a lone discovery, at q / m. One discovery elsewhere lets
+  // the others be the second, at 2 q / m.
+  const std::vector<double> none{0.3, 0.5, 0.7, 0.9}, one{0.001, 0.5, 0.7, 0.9};
+  CHECK(st::benjamini_hochberg_levels(none, 0.05) == std::vector<double>(4, 0.05 / 4));
+  CHECK(st::benjamini_hochberg_levels(one, 0.05) ==
+        std::vector<double>{0.05 / 4, 0.1 / 4, 0.1 / 4, 0.1 / 4});
+  CHECK_THROWS_WITH(st::benjamini_hochberg_levels(one, 0.0), Catch::Contains("outside (0, 1]"));
+}
+
+TEST_CASE("the smallest attainable p of the deciding test is scipy's on separated samples") {
+  namespace cmp = benchledger::compare;
+  for (const json& c : oracle()["attainable"]) {
+    const auto m = c["m"].get<std::size_t>(), n = c["n"].get<std::size_t>();
+    INFO("m=" << m << " n=" << n);
+    CHECK(close(cmp::smallest_attainable_p(cmp::DecidingTest::mann_whitney, m, n),
+                c["mann_whitney"].get<double>(), 1e-9));
+    // The exact KS p is 1 - P(inside the band): absolutely, not relatively, accurate, which is
+    // ample for levels far above 1e-12.
+    CHECK(close(cmp::smallest_attainable_p(cmp::DecidingTest::kolmogorov_smirnov, m, n),
+                c["kolmogorov_smirnov"].get<double>(), 1e-9, 1e-12));
+    if (m <= st::k_exact_max_size && n <= st::k_exact_max_size) {
+      CHECK(close(st::mann_whitney_min_p(m, n), c["mann_whitney"].get<double>(), 1e-12));
+    }
+  }
+  for (const json& r : oracle()["reach"]) {
+    const double level = r["level"].get<double>();
+    INFO("level " << level);
+    CHECK(cmp::samples_to_reach(cmp::DecidingTest::mann_whitney, level) ==
+          r["size"].get<std::size_t>());
+  }
+  CHECK_THROWS_WITH(cmp::smallest_attainable_p(cmp::DecidingTest::mann_whitney, 1, 5),
+                    Catch::Contains("2 samples a side"));
 }
 
 TEST_CASE("minimal_detectable_change gives about 80% power in scipy simulations") {

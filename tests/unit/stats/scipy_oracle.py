@@ -146,6 +146,57 @@ for index in range(200):
     bh.append({"p": p, "adjusted": bh_by_definition(p),
                "reject_05": bh_rejections(p, 0.05), "reject_10": bh_rejections(p, 0.10)})
 
+def bh_level_by_procedure(p, i, q):
+    """The largest p-value hypothesis i could have had and still be rejected at q, the others
+    fixed: the step-up's cut is always some k q / m, so try each from the top and run the
+    procedure."""
+    m = len(p)
+    for k in range(m, 0, -1):
+        trial = list(p)
+        trial[i] = k * q / m
+        if bh_rejections(trial, q)[i]:
+            return k * q / m
+    raise AssertionError("q / m is always a discovery")
+
+
+bh_levels = []
+for index in range(80):
+    m = int(rng.integers(1, 40))
+    p = rng.uniform(0, 1, size=m) ** rng.choice([1.0, 4.0, 10.0])
+    if index % 4 == 0:
+        p = np.round(p, 3)
+    p = [float(v) for v in p]
+    q = float(rng.choice([0.05, 0.10]))
+    bh_levels.append({"p": p, "q": q,
+                      "levels": [bh_level_by_procedure(p, i, q) for i in range(m)]})
+
+
+def separated(m, n):
+    return np.arange(1, m + 1, dtype=float), np.arange(m + 1, m + n + 1, dtype=float)
+
+
+def mwu_decides(m, n):
+    """The p of the Mann-Whitney test as compare runs it, on fully separated samples: exact up
+    to 50 a side (no ties), else the normal approximation with continuity correction."""
+    x, y = separated(m, n)
+    method = "exact" if m <= EXACT_MAX and n <= EXACT_MAX else "asymptotic"
+    return float(stats.mannwhitneyu(x, y, method=method, use_continuity=True).pvalue)
+
+
+attainable = []
+for m, n in [(2, 2), (3, 3), (4, 7), (6, 6), (7, 7), (10, 12), (20, 20), (50, 50), (30, 70),
+             (51, 60), (80, 80)]:
+    x, y = separated(m, n)
+    attainable.append({"m": m, "n": n, "mann_whitney": mwu_decides(m, n),
+                       "kolmogorov_smirnov": float(stats.ks_2samp(x, y, method="exact").pvalue)})
+
+reach = []
+for level in [0.1, 0.05, 0.05 / 25, 0.05 / 1000, 1e-6, 1e-12]:
+    size = 3
+    while mwu_decides(size, size) > level:
+        size += 1
+    reach.append({"level": level, "size": size})
+
 null_cdf = []
 for m, n in [(1, 1), (1, 5), (3, 3), (4, 7), (8, 8), (10, 12), (20, 20), (30, 30), (25, 50),
              (50, 50)]:
@@ -153,7 +204,7 @@ for m, n in [(1, 1), (1, 5), (3, 3), (4, 7), (8, 8), (10, 12), (20, 20), (30, 30
     null_cdf.append({"m": m, "n": n, "cdf": np.cumsum(pmf).tolist()})
 
 
-def detectable(m, n, sigma, alpha, power):
+def detectable(m, n, sigma, alpha, power, method="asymptotic"):
     df = m + n - 2
     t = stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)
     delta = t * sigma * math.sqrt(1 / m + 1 / n) / math.sqrt(3 / math.pi)
@@ -161,13 +212,18 @@ def detectable(m, n, sigma, alpha, power):
     trials = 4000
     a = rng.normal(0, sigma, size=(trials, m))
     b = rng.normal(delta, sigma, size=(trials, n))
-    p = stats.mannwhitneyu(a, b, axis=1, method="asymptotic").pvalue
+    p = stats.mannwhitneyu(a, b, axis=1, method=method).pvalue
     return {"m": m, "n": n, "sigma": sigma, "alpha": alpha, "power": power,
             "change": math.expm1(delta), "simulated_power": float(np.mean(p <= alpha))}
 
 
 mdc = [detectable(m, n, s, a, 0.8) for (m, n, s, a) in
        [(10, 10, 0.05, 0.05), (20, 20, 0.02, 0.05), (30, 30, 0.03, 0.01), (15, 25, 0.04, 0.05)]]
+# At the per-comparison levels Benjamini-Hochberg demands of a lone change (alpha / m for
+# suites of 25 and 100), where compare now computes the detectable change.
+mdc += [detectable(m, n, s, a, 0.8, "exact") for (m, n, s, a) in
+        [(12, 12, 0.03, 0.05 / 25), (20, 20, 0.02, 0.05 / 25), (30, 30, 0.03, 0.05 / 100)]]
 
-json.dump({"pairs": pairs, "bh": bh, "null_cdf": null_cdf, "mdc": mdc},
+json.dump({"pairs": pairs, "bh": bh, "bh_levels": bh_levels, "attainable": attainable,
+           "reach": reach, "null_cdf": null_cdf, "mdc": mdc},
           open(sys.argv[1], "w"))
