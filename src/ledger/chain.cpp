@@ -68,6 +68,9 @@ ChainVerifier::ChainVerifier(std::string ledger, std::string unit, std::optional
       m_head(std::move(head)),
       m_last_hash(k_zero_hash) {
   m_report.head = std::string(k_zero_hash);
+  // 64 zeros is the head of the empty ledger, which every ledger begins with: a head saved
+  // before the first append is still there however many records follow.
+  m_head_found = m_head && *m_head == k_zero_hash;
 }
 
 void ChainVerifier::fail(std::int64_t position, std::string_view id, const std::string& problem) {

@@ -289,6 +289,12 @@ TEST_CASE("a saved head that is no longer in the ledger fails verify") {
     const auto store = open_store(uri);
     const AppendResult a = store->append(fresh_batch("baseline", 1));
     CHECK(store->verify(a.head).ok);
+    // 64 zeros, the head of the empty ledger, is the prefix of every ledger.
+    const AppendResult b = store->append(fresh_batch("current", 2));
+    const VerifyReport from_empty = store->verify(std::string(k_zero_hash));
+    CHECK(from_empty.ok);
+    CHECK(from_empty.records == 5);
+    CHECK(from_empty.head == b.head);
     const VerifyReport report = store->verify(std::string(64, 'f'));
     CHECK_FALSE(report.ok);
     CHECK_THAT(report.problem,
