@@ -1,6 +1,8 @@
 // Serializing, chaining and verifying records (see chain.hpp).
 #include "ledger/chain.hpp"
 
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include <benchledger/error.hpp>
@@ -48,6 +50,21 @@ std::string chain_onto(std::vector<PendingRecord>& batch, std::string head) {
     head = sha256_hex(pending.bytes);
   }
   return head;
+}
+
+std::vector<bool> repeated_in_batch(const std::vector<PendingRecord>& batch) {
+  std::unordered_map<std::string_view, std::size_t> first;
+  std::vector<bool> repeated(batch.size(), false);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto [it, inserted] = first.emplace(batch[i].id, i);
+    if (inserted) continue;
+    if (batch[it->second].bytes != batch[i].bytes) {
+      throw ConflictError(
+          fmt::format("field \"id\": {} appears twice with different content", batch[i].id), i);
+    }
+    repeated[i] = true;
+  }
+  return repeated;
 }
 
 std::string content_without_prev(std::string_view bytes) {

@@ -297,7 +297,11 @@ AppendResult NdjsonStore::import(std::vector<Record> batch) {
 
 AppendResult NdjsonStore::append_records(std::vector<Record> batch, bool import) {
   const std::string name = m_path.string();
-  std::vector<PendingRecord> pending = serialize_batch(batch);  // before taking the lock
+  // Everything that can refuse the batch by itself is checked before the file is opened (or
+  // created) and the lock taken: a refused batch leaves no trace.
+  std::vector<PendingRecord> pending = serialize_batch(batch);
+  std::vector<bool> skip =
+      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
   m_warnings.clear();
 
   Fd fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
@@ -327,16 +331,9 @@ AppendResult NdjsonStore::append_records(std::vector<Record> batch, bool import)
   AppendResult result;
   if (import) {
     // Idempotent by id: the same content (prev aside) is skipped, other content refused.
-    std::unordered_map<std::string_view, std::size_t> wanted;
-    std::vector<bool> skip(pending.size(), false);
+    std::unordered_map<std::string_view, std::size_t> wanted;  // each id's first record
     for (std::size_t i = 0; i < pending.size(); ++i) {
-      const auto [it, inserted] = wanted.emplace(pending[i].id, i);
-      if (inserted) continue;
-      if (pending[it->second].bytes != pending[i].bytes) {
-        throw ConflictError(
-            fmt::format("field \"id\": {} appears twice with different content", pending[i].id), i);
-      }
-      skip[i] = true;
+      if (!skip[i]) wanted.emplace(pending[i].id, i);
     }
     const Fd reader_fd(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (reader_fd.get() < 0)

@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -265,7 +264,11 @@ AppendResult SqliteStore::import(std::vector<Record> batch) {
 
 AppendResult SqliteStore::append_records(std::vector<Record> batch, bool import) {
   const std::string name = m_path.string();
+  // Everything that can refuse the batch by itself is checked before the database is opened
+  // (or created) for writing: a refused batch leaves no trace.
   std::vector<PendingRecord> pending = serialize_batch(batch);
+  const std::vector<bool> repeated =
+      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
   m_warnings.clear();
   sqlite3* db = writer();
   const std::string context = "cannot append to " + name;
@@ -289,17 +292,10 @@ AppendResult SqliteStore::append_records(std::vector<Record> batch, bool import)
       }
     }
     if (import) {
-      std::unordered_map<std::string_view, std::size_t> first;
       std::vector<PendingRecord> kept;
       Statement existing(db, "SELECT seq, bytes FROM records WHERE id = ?1", context);
       for (std::size_t i = 0; i < pending.size(); ++i) {
-        const auto [it, inserted] = first.emplace(pending[i].id, i);
-        if (!inserted) {
-          if (pending[it->second].bytes != pending[i].bytes) {
-            throw ConflictError(
-                fmt::format("field \"id\": {} appears twice with different content", pending[i].id),
-                i);
-          }
+        if (repeated[i]) {
           ++result.skipped;
           continue;
         }
