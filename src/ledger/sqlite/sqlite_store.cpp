@@ -222,35 +222,43 @@ sqlite3* SqliteStore::reader() const {
 
 sqlite3* SqliteStore::writer() {
   const std::string name = m_path.string();
-  if (m_db != nullptr && m_writable) return m_db;
-  sqlite3_close_v2(m_db);
-  m_db = nullptr;
-  if (const auto parent = m_path.parent_path(); !parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec)
-      throw Error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+  if (m_db != nullptr && m_ready_to_append) return m_db;
+  if (m_db == nullptr || !m_writable) {
+    // No connection yet, or a read-only one: open (and create) the file for writing.
+    sqlite3_close_v2(m_db);
+    m_db = nullptr;
+    m_writable = false;
+    if (const auto parent = m_path.parent_path(); !parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec)
+        throw Error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+    }
+    sqlite3* db = nullptr;
+    const int rc =
+        sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+      sqlite3_close_v2(db);
+      throw Error(
+          fmt::format("cannot open {} for appending: {} (nothing was written)", name, message));
+    }
+    m_db = db;
+    m_writable = true;
+    sqlite3_busy_timeout(m_db, k_busy_timeout_ms);
+    check_ours(m_db, name);
   }
-  sqlite3* db = nullptr;
-  const int rc =
-      sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close_v2(db);
-    throw Error(
-        fmt::format("cannot open {} for appending: {} (nothing was written)", name, message));
-  }
-  m_db = db;
-  m_writable = true;
-  sqlite3_busy_timeout(m_db, k_busy_timeout_ms);
-  check_ours(m_db, name);
-  // WAL: readers never block the writer; synchronous=FULL: COMMIT returns once the WAL is
-  // fsynced, so a batch is durable when append() returns.
+  // Whichever way the connection was opened (a read-write one reader() opened serves appends
+  // too), it appends only once set up for it. WAL: readers never block the writer.
+  // synchronous=FULL: COMMIT returns once the WAL is fsynced, so a batch is durable when
+  // append() returns; it is a setting of the connection, not of the file, so every connection
+  // that appends sets it.
   Statement wal(m_db, "PRAGMA journal_mode = WAL", name);
   if (!wal.step() || wal.text(0) != "wal") {
     throw Error(fmt::format("cannot put {} in WAL mode (nothing was written)", name));
   }
   exec(m_db, "PRAGMA synchronous = FULL", name);
+  m_ready_to_append = true;
   return m_db;
 }
 
