@@ -2,7 +2,10 @@
 // acknowledged batch, never leaves part of a batch, and the chain verifies after the next
 // append. The kill moments are spread over several batches' worth of time, measured on this
 // machine first, so that kills land before, during and after writes and many batches are
-// acknowledged between kills.
+// acknowledged between kills. Readers skip a batch while its writer is at work, and read a
+// complete one whose writer is gone.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -174,4 +177,78 @@ TEST_CASE("a writer killed in the middle of write() leaves no part of its batch 
   }
   CHECK(moved_aside);
   CHECK(run_ledger({"verify", "--ledger", path.string()}).exit_code == 0);
+}
+
+TEST_CASE("readers skip a complete batch while its writer works and read it once it is gone") {
+  ScratchDir dir;
+  const auto path = dir / "ledger.ndjson";
+  const auto marker = path.string() + ".appending";
+  benchledger::ledger::open_store(path.string())->append(fresh_batch("before", 3));
+  // The writer writes all of its batch and then waits in fdatasync, lock held, to be killed.
+  ProcessOptions options;
+  options.env = {"BENCHLEDGER_TEST_FAULT=fdatasync-hang"};
+  Child child = spawn({LEDGER_APPENDER, path.string(), "1", "20", "pending"}, options);
+  const auto written = [&] {
+    const std::string text = read_file(marker);
+    const std::size_t at = text.find(" end=");
+    return at != std::string::npos &&
+           std::filesystem::file_size(path) >= std::stoull(text.substr(at + 5));
+  };
+  for (int wait = 0; wait < 500 && !(std::filesystem::exists(marker) && written()); ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(written());
+  // Complete but neither durable nor acknowledged: not appended yet for a reader.
+  CHECK(take_census(path.string()).records == 4);
+  CHECK(run_ledger({"verify", "--ledger", path.string()}).out.find(" 4 records") !=
+        std::string::npos);
+
+  ::kill(child.pid, SIGKILL);
+  const ProcessResult killed = finish(child);
+  REQUIRE(killed.signal == SIGKILL);
+  CHECK(announced(killed.out, "ack").empty());
+  // The writer is gone and its batch complete: the next writer keeps it, so readers read it.
+  REQUIRE(std::filesystem::exists(marker));
+  const Census census = take_census(path.string());
+  CHECK(census.records == 4 + 21);
+  CHECK(census.results_of_run.size() == 2);
+  const ProcessResult after = run_process({LEDGER_APPENDER, path.string(), "1", "1", "after"});
+  INFO(after.err);
+  REQUIRE(after.exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(marker));
+  CHECK(take_census(path.string()).records == 4 + 21 + 2);
+  CHECK(run_ledger({"verify", "--ledger", path.string()}).exit_code == 0);
+}
+
+TEST_CASE("a marker left behind by an acknowledged batch hides nothing and costs nothing") {
+  // What a failed unlink leaves, or a power loss that undid the unlink: the marker of a batch
+  // that was acknowledged, complete and durable.
+  ScratchDir dir;
+  const auto path = dir / "ledger.ndjson";
+  const auto store = benchledger::ledger::open_store(path.string());
+  store->append(fresh_batch("first", 2));
+  const auto offset = std::filesystem::file_size(path);
+  const auto acknowledged = fresh_batch("acknowledged", 2);
+  const std::string head = store->append(acknowledged).head;
+  const auto end = std::filesystem::file_size(path);
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  write_file(path.string() + ".appending",
+             "benchledger-append 1 dev=" + std::to_string(st.st_dev) +
+                 " ino=" + std::to_string(st.st_ino) + " offset=" + std::to_string(offset) +
+                 " end=" + std::to_string(end) + " head=" + head + "\n");
+
+  CHECK(take_census(path.string()).results_of_run.count(header_of(acknowledged[0]).id) == 1);
+  const ProcessResult verify = run_ledger({"verify", "--head", head, "--ledger", path.string()});
+  INFO(verify.err);
+  CHECK(verify.exit_code == 0);
+  CHECK(verify.err.empty());
+
+  const std::string before = read_file(path);
+  const ProcessResult after = run_process({LEDGER_APPENDER, path.string(), "1", "1", "after"});
+  INFO(after.err);
+  REQUIRE(after.exit_code == 0);
+  CHECK(read_file(path).substr(0, before.size()) == before);
+  CHECK_FALSE(std::filesystem::exists(path.string() + ".appending"));
+  CHECK(run_ledger({"verify", "--head", head, "--ledger", path.string()}).exit_code == 0);
 }
