@@ -102,7 +102,8 @@ class Store {
   // Every note, in the order appended.
   virtual std::vector<NoteRecord> notes() const = 0;
 
-  // Recomputes the chain. `head`, when given, must be the hash of a record still present.
+  // Recomputes the chain. `head`, when given, must be the hash of a record still present, or 64
+  // zeros: the head of the empty ledger, which every ledger begins with.
   virtual VerifyReport verify(const std::optional<std::string>& head) const = 0;
 
   // Warnings from the last read (a torn tail ignored, for example).

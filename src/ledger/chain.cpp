@@ -1,6 +1,8 @@
 // Serializing, chaining and verifying records (see chain.hpp).
 #include "ledger/chain.hpp"
 
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include <benchledger/error.hpp>
@@ -49,6 +51,21 @@ std::string chain_onto(std::vector<PendingRecord>& batch, std::string head) {
   return head;
 }
 
+std::vector<bool> repeated_in_batch(const std::vector<PendingRecord>& batch) {
+  std::unordered_map<std::string_view, std::size_t> first;
+  std::vector<bool> repeated(batch.size(), false);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto [it, inserted] = first.emplace(batch[i].id, i);
+    if (inserted) continue;
+    if (batch[it->second].bytes != batch[i].bytes) {
+      throw ConflictError(
+          fmt::format("field \"id\": {} appears twice with different content", batch[i].id), i);
+    }
+    repeated[i] = true;
+  }
+  return repeated;
+}
+
 std::string content_without_prev(std::string_view bytes) {
   std::string out(bytes);
   const std::size_t at = prev_offset(out);
@@ -67,6 +84,9 @@ ChainVerifier::ChainVerifier(std::string ledger, std::string unit, std::optional
       m_head(std::move(head)),
       m_last_hash(k_zero_hash) {
   m_report.head = std::string(k_zero_hash);
+  // 64 zeros is the head of the empty ledger, which every ledger begins with: a head saved
+  // before the first append is still there however many records follow.
+  m_head_found = m_head && *m_head == k_zero_hash;
 }
 
 void ChainVerifier::fail(std::int64_t position, std::string_view id, const std::string& problem) {

@@ -32,6 +32,12 @@ std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch);
 // hash of the last record (or `head` itself for an empty batch).
 std::string chain_onto(std::vector<PendingRecord>& batch, std::string head);
 
+// Import's check of a batch against itself, made before a store is opened for writing, so that
+// a refused batch creates nothing: true for a record whose id came earlier in the batch with
+// the same content (import skips it). Throws ConflictError naming a record whose id came
+// earlier with other content.
+std::vector<bool> repeated_in_batch(const std::vector<PendingRecord>& batch);
+
 // What import compares: a record's canonical bytes with `prev` set to 64 zeros.
 std::string content_without_prev(std::string_view bytes);
 

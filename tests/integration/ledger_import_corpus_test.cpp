@@ -116,3 +116,31 @@ TEST_CASE("one bad file among several refuses them all") {
   CHECK_THAT(result.err, Catch::Contains("b.ndjson:2: the last line has no final newline"));
   CHECK(read_file(ledger) == before);
 }
+
+TEST_CASE("a refused import leaves no file behind when the ledger did not exist") {
+  ScratchDir dir;
+  const auto good = fresh_batch("current", 2);
+  std::string twice;
+  for (const auto& record : good) twice += serialize(record) + "\n";
+  // Line 4 repeats the id of line 3 with other content.
+  auto changed = std::get<ResultRecord>(good[2]);
+  changed.ops += 1;
+  twice += serialize(changed) + "\n";
+  write_file(dir / "twice.ndjson", twice);
+  write_file(dir / "malformed.ndjson", serialize(good[0]) + "\n{\"schema\":\n");
+  for (const std::string& uri : {(dir / "new" / "ledger.ndjson").string(),
+                                 "sqlite:" + (dir / "new" / "ledger.db").string()}) {
+    INFO(uri);
+    const ProcessResult result =
+        run_ledger({"import", (dir / "twice.ndjson").string(), "--ledger", uri});
+    INFO(result.err);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains("twice.ndjson:4: field \"id\": ") &&
+                               Catch::Contains("appears twice with different content"));
+    const ProcessResult malformed =
+        run_ledger({"import", (dir / "malformed.ndjson").string(), "--ledger", uri});
+    CHECK(malformed.exit_code == 2);
+    CHECK_THAT(malformed.err, Catch::Contains("malformed.ndjson:2: malformed JSON"));
+    CHECK_FALSE(std::filesystem::exists(dir / "new"));
+  }
+}

@@ -50,6 +50,11 @@ int failing_fdatasync(int fd) {
   return -1;
 }
 
+int hanging_fdatasync(int) {
+  for (;;) ::pause();  // the test kills this process here: all of the batch written, not synced
+  return -1;
+}
+
 FileOps choose() {
   const char* fault = std::getenv("BENCHLEDGER_TEST_FAULT");
   const std::string name = fault == nullptr ? "" : fault;
@@ -58,8 +63,10 @@ FileOps choose() {
   if (name == "short-write-eio") return {half_then_failing_write, real_fdatasync};
   if (name == "fdatasync-eio") return {real_write, failing_fdatasync};
   if (name == "short-write-hang") return {half_then_hanging_write, real_fdatasync};
+  if (name == "fdatasync-hang") return {real_write, hanging_fdatasync};
   throw Error("BENCHLEDGER_TEST_FAULT=" + name +
-              ": unknown fault (write-eio, short-write-eio, fdatasync-eio or short-write-hang)");
+              ": unknown fault (write-eio, short-write-eio, fdatasync-eio, short-write-hang or "
+              "fdatasync-hang)");
 }
 
 }  // namespace

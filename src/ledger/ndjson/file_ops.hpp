@@ -8,6 +8,8 @@
 //   fdatasync-eio    the first fdatasync fails with EIO
 //   short-write-hang the first write writes half the bytes, then the process sleeps until it
 //                    is killed: a crash in the middle of a batch, for the SIGKILL tests
+//   fdatasync-hang   the first fdatasync sleeps until the process is killed: a writer at work
+//                    with all of its batch written but not yet durable
 #pragma once
 
 #include <sys/types.h>

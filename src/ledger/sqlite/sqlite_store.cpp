@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -223,35 +222,43 @@ sqlite3* SqliteStore::reader() const {
 
 sqlite3* SqliteStore::writer() {
   const std::string name = m_path.string();
-  if (m_db != nullptr && m_writable) return m_db;
-  sqlite3_close_v2(m_db);
-  m_db = nullptr;
-  if (const auto parent = m_path.parent_path(); !parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec)
-      throw Error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+  if (m_db != nullptr && m_ready_to_append) return m_db;
+  if (m_db == nullptr || !m_writable) {
+    // No connection yet, or a read-only one: open (and create) the file for writing.
+    sqlite3_close_v2(m_db);
+    m_db = nullptr;
+    m_writable = false;
+    if (const auto parent = m_path.parent_path(); !parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec)
+        throw Error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+    }
+    sqlite3* db = nullptr;
+    const int rc =
+        sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+      sqlite3_close_v2(db);
+      throw Error(
+          fmt::format("cannot open {} for appending: {} (nothing was written)", name, message));
+    }
+    m_db = db;
+    m_writable = true;
+    sqlite3_busy_timeout(m_db, k_busy_timeout_ms);
+    check_ours(m_db, name);
   }
-  sqlite3* db = nullptr;
-  const int rc =
-      sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close_v2(db);
-    throw Error(
-        fmt::format("cannot open {} for appending: {} (nothing was written)", name, message));
-  }
-  m_db = db;
-  m_writable = true;
-  sqlite3_busy_timeout(m_db, k_busy_timeout_ms);
-  check_ours(m_db, name);
-  // WAL: readers never block the writer; synchronous=FULL: COMMIT returns once the WAL is
-  // fsynced, so a batch is durable when append() returns.
+  // Whichever way the connection was opened (a read-write one reader() opened serves appends
+  // too), it appends only once set up for it. WAL: readers never block the writer.
+  // synchronous=FULL: COMMIT returns once the WAL is fsynced, so a batch is durable when
+  // append() returns; it is a setting of the connection, not of the file, so every connection
+  // that appends sets it.
   Statement wal(m_db, "PRAGMA journal_mode = WAL", name);
   if (!wal.step() || wal.text(0) != "wal") {
     throw Error(fmt::format("cannot put {} in WAL mode (nothing was written)", name));
   }
   exec(m_db, "PRAGMA synchronous = FULL", name);
+  m_ready_to_append = true;
   return m_db;
 }
 
@@ -265,7 +272,11 @@ AppendResult SqliteStore::import(std::vector<Record> batch) {
 
 AppendResult SqliteStore::append_records(std::vector<Record> batch, bool import) {
   const std::string name = m_path.string();
+  // Everything that can refuse the batch by itself is checked before the database is opened
+  // (or created) for writing: a refused batch leaves no trace.
   std::vector<PendingRecord> pending = serialize_batch(batch);
+  const std::vector<bool> repeated =
+      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
   m_warnings.clear();
   sqlite3* db = writer();
   const std::string context = "cannot append to " + name;
@@ -289,17 +300,10 @@ AppendResult SqliteStore::append_records(std::vector<Record> batch, bool import)
       }
     }
     if (import) {
-      std::unordered_map<std::string_view, std::size_t> first;
       std::vector<PendingRecord> kept;
       Statement existing(db, "SELECT seq, bytes FROM records WHERE id = ?1", context);
       for (std::size_t i = 0; i < pending.size(); ++i) {
-        const auto [it, inserted] = first.emplace(pending[i].id, i);
-        if (!inserted) {
-          if (pending[it->second].bytes != pending[i].bytes) {
-            throw ConflictError(
-                fmt::format("field \"id\": {} appears twice with different content", pending[i].id),
-                i);
-          }
+        if (repeated[i]) {
           ++result.skipped;
           continue;
         }

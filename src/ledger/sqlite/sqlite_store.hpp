@@ -38,6 +38,10 @@ class SqliteStore final : public Store {
   std::optional<StoredRecord> find_record(const std::string& id) const override;
   std::vector<RunListing> log(std::size_t limit) const override;
 
+  // The open connection, the one append() used if it was called (nullptr before the first
+  // use): for tests that check how a connection that appends is set up.
+  sqlite3* connection() const { return m_db; }
+
  private:
   // The connection for reading; nullptr when the file does not exist (an empty ledger).
   sqlite3* reader() const;
@@ -48,7 +52,8 @@ class SqliteStore final : public Store {
   std::string m_uri;
   std::filesystem::path m_path;
   mutable sqlite3* m_db = nullptr;
-  mutable bool m_writable = false;
+  mutable bool m_writable = false;  // m_db was opened read-write
+  bool m_ready_to_append = false;   // m_db is in WAL mode with synchronous=FULL
   mutable std::vector<std::string> m_warnings;
 };
 

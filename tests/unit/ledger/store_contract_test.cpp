@@ -211,6 +211,39 @@ TEST_CASE("import skips records already present and refuses an id with other con
   }
 }
 
+TEST_CASE("a refused batch creates nothing when the ledger does not exist yet") {
+  ScratchDir dir;
+  // In a directory that does not exist either: it is not created.
+  for (const std::string& uri : {(dir / "new" / "ledger.ndjson").string(),
+                                 "sqlite:" + (dir / "new" / "ledger.db").string()}) {
+    INFO(uri);
+    const auto store = open_store(uri);
+    auto twice = fresh_batch("current", 2);
+    twice.push_back(twice[1]);
+    std::get<ResultRecord>(twice.back()).errors += 1;
+    try {
+      store->import(twice);
+      FAIL("import of an id twice with different content was accepted");
+    } catch (const ConflictError& e) {
+      CHECK(e.index() == 3);
+      CHECK_THAT(e.what(), Catch::Contains("appears twice with different content"));
+    }
+    auto invalid = fresh_batch("current", 1);
+    std::get<ResultRecord>(invalid[1]).primary = "no-such-metric";
+    CHECK_THROWS_WITH(store->append(invalid), Catch::Contains("field \"primary\""));
+    CHECK_THROWS_WITH(store->import(invalid), Catch::Contains("field \"primary\""));
+    CHECK_FALSE(std::filesystem::exists(dir / "new"));
+
+    // The same id twice with the same content is one record.
+    auto same = fresh_batch("current", 1);
+    same.push_back(same[1]);
+    const AppendResult imported = store->import(same);
+    CHECK(imported.appended == 2);
+    CHECK(imported.skipped == 1);
+    std::filesystem::remove_all(dir / "new");
+  }
+}
+
 TEST_CASE("an invalid record refuses its whole batch and nothing is appended") {
   ScratchDir dir;
   for (const auto& uri : store_uris(dir)) {
@@ -289,6 +322,12 @@ TEST_CASE("a saved head that is no longer in the ledger fails verify") {
     const auto store = open_store(uri);
     const AppendResult a = store->append(fresh_batch("baseline", 1));
     CHECK(store->verify(a.head).ok);
+    // 64 zeros, the head of the empty ledger, is the prefix of every ledger.
+    const AppendResult b = store->append(fresh_batch("current", 2));
+    const VerifyReport from_empty = store->verify(std::string(k_zero_hash));
+    CHECK(from_empty.ok);
+    CHECK(from_empty.records == 5);
+    CHECK(from_empty.head == b.head);
     const VerifyReport report = store->verify(std::string(64, 'f'));
     CHECK_FALSE(report.ok);
     CHECK_THAT(report.problem,
