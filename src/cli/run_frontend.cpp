@@ -157,6 +157,45 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
 
 // ---------------------------------------------------------------- progress
 
+// The first `count` code points of UTF-8 text.
+std::string first_code_points(const std::string& text, std::size_t count) {
+  std::size_t at = 0;
+  for (std::size_t n = 0; n < count && at < text.size(); ++n) {
+    ++at;
+    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+  }
+  return text.substr(0, at);
+}
+
+// The last `count` code points of UTF-8 text.
+std::string last_code_points(const std::string& text, std::size_t count) {
+  std::size_t at = text.size();
+  for (std::size_t n = 0; n < count && at > 0; ++n) {
+    --at;
+    while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  }
+  return text.substr(at);
+}
+
+// head + name + tail in at most `width` columns. The case's place, its phase and the time
+// left matter most while a run goes on, so the name gives way first: it loses its middle
+// (the bench name at its start and the last params stay); only a terminal too narrow for
+// head and tail alone cuts the line's end.
+std::string fit_line(const std::string& head, const std::string& name, const std::string& tail,
+                     std::size_t width) {
+  const std::size_t fixed = display_width(head) + display_width(tail);
+  const std::size_t name_width = display_width(name);
+  if (fixed + name_width <= width) return head + name + tail;
+  constexpr std::size_t k_shortest_name = 9;  // four code points each side of the ellipsis
+  if (fixed + k_shortest_name <= width) {
+    const std::size_t keep = width - fixed - 1;  // one column for the ellipsis
+    const std::size_t front = (keep + 1) / 2;
+    return head + first_code_points(name, front) + "…" + last_code_points(name, keep - front) +
+           tail;
+  }
+  return first_code_points(head + name + tail, width > 1 ? width - 1 : 0) + "…";
+}
+
 // One status line on stderr, rewritten in place; only on a terminal and without --quiet.
 class ProgressLine {
  public:
@@ -196,21 +235,13 @@ class ProgressLine {
     m_last_draw = now;
     std::string phase = m_phase.phase;
     if (m_phase.total > 0) phase += fmt::format(" {}/{}", m_phase.done, m_phase.total);
-    std::string text = fmt::format("[{}/{}] {} · {}", m_index + 1, m_total, m_name, phase);
-    if (const auto left = seconds_left(now)) text += " · about " + format_seconds(*left) + " left";
+    const std::string head = fmt::format("[{}/{}] ", m_index + 1, m_total);
+    std::string tail = " · " + phase;
+    if (const auto left = seconds_left(now)) tail += " · about " + format_seconds(*left) + " left";
     winsize size{};
     std::size_t columns = 100;
     if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 10) columns = size.ws_col;
-    if (display_width(text) >= columns) {
-      // Keep whole UTF-8 sequences: cut at a byte that starts one.
-      std::size_t width = 0, at = 0;
-      while (at < text.size() && width + 2 < columns) {
-        ++at;
-        while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-        ++width;
-      }
-      text = text.substr(0, at) + "…";
-    }
+    const std::string text = fit_line(head, m_name, tail, columns - 1);
     std::cerr << "\r\033[K" << text << std::flush;
     m_drawn = true;
   }

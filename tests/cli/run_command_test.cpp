@@ -138,6 +138,45 @@ TEST_CASE("the progress line appears on a terminal only, and --quiet silences st
   CHECK_THAT(quiet.out, Catch::Contains("sleep 0.05"));
 }
 
+TEST_CASE(
+    "at 80 columns the progress line shortens a long case name and keeps the case number, the "
+    "phase and the time left") {
+  TempDir dir;
+  // As long as an executors case's name with its params (about 130 characters).
+  const std::string name =
+      "executors/pool workload=mixed input_sha256=4f0e3c1d2a9b8e7f tasks=1000 len_min=500 "
+      "len_max=2000 len_mean=1249.5 limit=50 concurrency=1";
+  const auto result = run_cli_on_terminal({"run", "--ledger", (dir.path() / "l.ndjson").string(),
+                                           "--runs", "4", "--name", name, "--", "sleep", "0.05"},
+                                          80);
+  REQUIRE(result.status == 0);
+  // Each drawing of the line sits between two erasures; after the last one come the warnings.
+  std::vector<std::string> lines;
+  const std::string erase = "\r\033[K";
+  std::size_t at = result.err.find(erase);
+  while (at != std::string::npos) {
+    const std::size_t next = result.err.find(erase, at + erase.size());
+    if (next == std::string::npos) break;
+    lines.push_back(result.err.substr(at + erase.size(), next - at - erase.size()));
+    at = next;
+  }
+  REQUIRE_FALSE(lines.empty());
+  bool measuring_with_time_left = false;
+  for (const std::string& line : lines) {
+    INFO(line);
+    std::size_t width = 0;  // code points: every character here is one column wide
+    for (unsigned char c : line) width += (c & 0xC0) != 0x80 ? 1 : 0;
+    CHECK(width < 80);
+    CHECK_THAT(line, Catch::StartsWith("[1/1] executors/pool") && Catch::Contains("…"));
+    if (line.find(" · measuring ") != std::string::npos &&
+        line.find(" s left") != std::string::npos) {
+      measuring_with_time_left = true;
+      CHECK_THAT(line, Catch::Contains("concurrency=1 · measuring"));
+    }
+  }
+  CHECK(measuring_with_time_left);
+}
+
 TEST_CASE("usage errors exit 2 and say what is wrong") {
   TempDir dir;
   const auto ledger = (dir.path() / "ledger.ndjson").string();
