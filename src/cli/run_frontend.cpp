@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -33,6 +35,45 @@
 
 namespace benchledger::cli {
 
+namespace {
+
+// CLI11's own checks word a failure as "Value abc not in range 1 to 1000000" or print
+// DBL_MAX's 309 digits as the upper bound; these say what the flag takes. CLI11 puts the
+// flag's name in front of the message.
+
+// A whole number from low to high.
+CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        std::int64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [at, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc() || at != end || value < low || value > high) {
+          return fmt::format("expected a whole number from {} to {}, got \"{}\"", low, high, text);
+        }
+        return "";
+      },
+      fmt::format("{}..{}", low, high));
+}
+
+// A number of seconds above zero.
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || errno != 0 ||
+            !std::isfinite(value) || !(value > 0)) {
+          return fmt::format("expected a number of seconds above 0 (0.5, 30), got \"{}\"", text);
+        }
+        return "";
+      },
+      "POSITIVE");
+}
+
+}  // namespace
+
 void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_option("--ledger", o.ledger,
                  "ledger URI (default: BENCHLEDGER_LEDGER, the config file, ledger/ledger.ndjson)");
@@ -41,20 +82,25 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_flag("--baseline", o.baseline, "the same as --label baseline");
   app.add_option("--filter", o.filter,
                  "run only the cases whose name (with params) matches this regex");
-  app.add_option(
-         "--repetitions,--runs", o.repetitions,
-         "measured repetitions per case (native, default 10) or runs per command (default 10)")
-      ->check(CLI::Range(1, 1000000));
+  // Separate flags, so that an error names the one given; both set the same count.
+  CLI::Option* repetitions =
+      app.add_option("--repetitions", o.repetitions,
+                     "measured repetitions per native case (default 10); --runs for commands")
+          ->check(whole_number(1, 1000000));
+  app.add_option("--runs", o.repetitions,
+                 "measured runs per command (default 10); the same as --repetitions")
+      ->check(whole_number(1, 1000000))
+      ->excludes(repetitions);
   app.add_option("--warmup", o.warmup,
                  "unmeasured repetitions (native) or runs (commands) first; default 1")
-      ->check(CLI::Range(0, 1000000));
+      ->check(whole_number(0, 1000000));
   app.add_option("--min-time", o.min_time,
                  "minimum seconds per repetition of a native case (default 0.01)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
   app.add_option("--timeout", o.timeout,
                  "seconds before a native case (default 600) or one run of a command is killed and "
                  "counted as failed")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
   app.add_option("--format", o.format,
                  "table (a summary on stdout) or json (the records appended, NDJSON)")
       ->check(CLI::IsMember({"table", "json"}));
