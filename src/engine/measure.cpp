@@ -389,12 +389,11 @@ void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseA
 }
 
 CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
+  // Declared in this order so that the operation goes first, then the State it may capture
+  // by reference, then the objects kept with State::keep (held by the control).
   OpsControl control;
-  Operation op;
-  {
-    State state(&control, &c.params, c.concurrency, 0);
-    op = c.benchmark->factory()(state);
-  }
+  State state(&control, &c.params, c.concurrency, 0);
+  Operation op = c.benchmark->factory()(state);
   if (!op) throw Error("the benchmark function returned no operation");
 
   const auto workers_count = static_cast<std::size_t>(c.concurrency);

@@ -135,3 +135,41 @@ TEST_CASE("an OPS function that loops over State is told how OPS mode works") {
   CHECK_THROWS_WITH(engine::measure_case(test::cases_of(registry, 1, 0)[0], {}),
                     Catch::Contains("returns its operation"));
 }
+
+TEST_CASE(
+    "objects kept with State::keep outlive the operation that captures them by reference, and "
+    "go after it, newest first") {
+  static std::vector<std::string> log;
+  static bool kept_alive = false;
+  log.clear();
+  struct Tracked {
+    std::string name;
+    explicit Tracked(std::string n) : name(std::move(n)) {}
+    Tracked(Tracked&& other) noexcept : name(std::move(other.name)) { other.name.clear(); }
+    ~Tracked() {
+      if (!name.empty()) log.push_back(name);
+    }
+  };
+  struct OperationEnd {
+    ~OperationEnd() { log.push_back("operation"); }
+  };
+  Registry registry;
+  registry
+      .ops("kept",
+           [](State& state) {
+             auto& first = state.keep(Tracked("first"));
+             auto& second = state.make_kept<Tracked>("second");
+             kept_alive = true;
+             auto end = std::make_shared<OperationEnd>();
+             return [&, end] {
+               if (first.name != "first" || second.name != "second")
+                 state.fail("a kept object was dead while the operation ran");
+             };
+           })
+      .ops_per_repetition(100);
+  const auto m = engine::measure_case(test::cases_of(registry, 3, 0)[0], {});
+  CHECK(kept_alive);
+  CHECK(m.ops == 300);
+  CHECK(m.errors == 0);
+  CHECK(log == std::vector<std::string>{"operation", "second", "first"});
+}
