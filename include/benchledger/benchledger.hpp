@@ -286,7 +286,9 @@ class Benchmark {
 // bundled suite's own.
 class Registry {
  public:
-  Benchmark& add(Benchmark benchmark);  // throws Error on a repeated name
+  // Two benchmarks may share a name when their params tell their cases apart (a param only
+  // some variants have); a case declared twice is an Error when the cases are expanded.
+  Benchmark& add(Benchmark benchmark);
   const std::vector<std::unique_ptr<Benchmark>>& benchmarks() const { return m_benchmarks; }
 
   template <class F>

@@ -94,11 +94,6 @@ Benchmark& Benchmark::ops_per_repetition(std::int64_t count) {
 }
 
 Benchmark& Registry::add(Benchmark benchmark) {
-  for (const auto& existing : m_benchmarks) {
-    if (existing->name() == benchmark.name()) {
-      throw Error("benchmark \"" + benchmark.name() + "\" is registered twice");
-    }
-  }
   m_benchmarks.push_back(std::make_unique<Benchmark>(std::move(benchmark)));
   return *m_benchmarks.back();
 }
@@ -155,6 +150,7 @@ std::vector<NativeCase> expand_cases(const Registry& registry, const std::string
                                      const RunSettings& settings, const ParamOverrides& overrides,
                                      const std::optional<std::regex>& filter) {
   std::set<std::string> used_overrides;
+  std::set<std::string> names;  // every case's, filtered out or not: a case is one identity
   std::vector<NativeCase> cases;
   for (const auto& benchmark : registry.benchmarks()) {
     auto declared = benchmark->declared_params();
@@ -206,6 +202,11 @@ std::vector<NativeCase> expand_cases(const Registry& registry, const std::string
         c.timeout =
             choose_double(settings.timeout, benchmark->default_timeout(), k_default_case_timeout);
         c.fixed_ops = benchmark->fixed_ops();
+        if (!names.insert(c.display_name()).second) {
+          throw Error("case \"" + c.display_name() +
+                      "\" is declared twice: benchmarks that share a name need params that tell "
+                      "their cases apart");
+        }
         if (!filter || std::regex_search(c.display_name(), *filter)) cases.push_back(std::move(c));
       }
       std::size_t digit = declared.size();

@@ -19,7 +19,22 @@ TEST_CASE("--list names every case of the bundled suites without measuring") {
   CHECK(cases.size() == 6 + 12 + 8);
   const std::set<std::string> unique(cases.begin(), cases.end());
   CHECK(unique.size() == cases.size());
-  CHECK_THAT(listed.out, Catch::Contains("sqlite/insert_per_row journal=wal synchronous=EXTRA"));
+  CHECK_THAT(listed.out,
+             Catch::Contains("sqlite/insert_per_row journal=wal rows_per_repetition=200 "
+                             "synchronous=EXTRA"));
+
+  // --param limit changes the pool's cases, the only ones whose work a limit changes.
+  const auto limited = run_cli({"run", "--suite", "executors", "--param", "limit=10", "--list"});
+  REQUIRE(limited.status == 0);
+  const auto limited_cases = lines_of(limited.out);
+  REQUIRE(limited_cases.size() == 6);
+  for (const std::string& name : limited_cases) {
+    INFO(name);
+    if (name.find("executor=pool") != std::string::npos)
+      CHECK_THAT(name, Catch::Contains(" limit=10 "));
+    else
+      CHECK_THAT(name, !Catch::Contains("limit="));
+  }
 
   const auto unknown = run_cli({"run", "--suite", "nope", "--list"});
   CHECK(unknown.status == 2);
@@ -91,7 +106,11 @@ TEST_CASE("the executors suite records its inputs' fingerprints and length stati
     CHECK(p["len_max"] == want["len_max"]);
     CHECK(p["len_mean"].get<double>() == want["len_mean"].get<double>());
     CHECK(p["tasks"] == 1000);
-    CHECK(p["limit"] == 50);
+    // Only the bounded pool has a limit; the other executors' work does not depend on one.
+    if (p["executor"] == "pool")
+      CHECK(p["limit"] == 50);
+    else
+      CHECK_FALSE(p.contains("limit"));
     CHECK(p["input_sha256"].get<std::string>().size() == 16);
     CHECK(r["metrics"]["items"]["value"].get<double>() ==
           Approx(1000 * r["metrics"]["throughput"]["value"].get<double>()));
@@ -122,7 +141,8 @@ TEST_CASE(
   for (const auto& r : results) {
     CHECK(r["params"]["journal"] == "wal");
     if (r["bench"] == "sqlite/insert_per_row") {
-      CHECK(r["ops"] == 400);  // 200 rows per repetition
+      CHECK(r["params"]["rows_per_repetition"] == 200);
+      CHECK(r["ops"] == 400);  // rows inserted: 200 per repetition
       CHECK(r["metrics"]["latency"]["summary"].contains("p99"));
     } else if (r["bench"] == "sqlite/insert_batched") {
       CHECK(r["params"]["rows"] == 2000);
@@ -137,4 +157,14 @@ TEST_CASE(
     }
   }
   CHECK(schema_problems(ledger).empty());
+
+  // The rows per repetition are the suite's fixed count: a param cannot claim another.
+  const auto lie = run_cli({"run", "--suite", "sqlite", "--ledger", ledger.string(), "--filter",
+                            "insert_per_row.*synchronous=OFF", "--param", "rows_per_repetition=500",
+                            "--repetitions", "1", "--quiet"});
+  CHECK(lie.status == 1);
+  const auto after = results_of(read_ledger(ledger));
+  CHECK(after.back()["primary"] == "failed");
+  CHECK_THAT(after.back()["failure"]["message"].get<std::string>(),
+             Catch::Contains("rows_per_repetition describes the suite's fixed 200 inserts"));
 }
