@@ -8,8 +8,10 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,6 +36,16 @@ std::string describe_exception(const std::exception_ptr& error) {
   } catch (...) {
     return "an exception that is not a std::exception";
   }
+}
+
+// No loop iteration or operation takes less than a fraction of a clock cycle: a quarter of
+// one at 5 GHz. Anything faster is a body the compiler removed (or hoisted out of the loop).
+constexpr double k_implausible_ns_per_op = 0.05;
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 std::string format_duration_ns(double ns) {
@@ -91,13 +103,12 @@ class PhaseMachine {
           m_ops += ops;
         }
         m_last_repetition_s = static_cast<double>(wall_ns) / 1e9;
-        if (static_cast<double>(wall_ns) < 1000.0 * clock_read_ns() && !m_warned_short) {
-          m_warned_short = true;
-          m_warnings.push_back(
-              fmt::format("a repetition lasted {}, so the clock's overhead ({:.0f} ns a read) is "
-                          "more than 0.1% "
-                          "of it; raise ops_per_repetition",
-                          format_duration_ns(static_cast<double>(wall_ns)), clock_read_ns()));
+        if (static_cast<double>(wall_ns) < 1000.0 * clock_read_ns() && !m_short_warning) {
+          m_short_warning = fmt::format(
+              "a repetition lasted {}, so the clock's overhead ({:.0f} ns a read) is "
+              "more than 0.1% "
+              "of it; raise ops_per_repetition",
+              format_duration_ns(static_cast<double>(wall_ns)), clock_read_ns());
         }
         if (static_cast<int>(m_time_ns.size()) >= m_case.repetitions) {
           set_phase(Phase::done);
@@ -119,6 +130,9 @@ class PhaseMachine {
   std::vector<double>& time_ns() { return m_time_ns; }
   std::vector<double>& throughput() { return m_throughput; }
   std::vector<std::string>& warnings() { return m_warnings; }
+  // Set when a measured repetition was too short for the clock: worth a warning unless the
+  // time per operation says the work was deleted (then longer repetitions do not help).
+  const std::optional<std::string>& short_warning() const { return m_short_warning; }
 
  private:
   enum class Phase { calibrating, warmup, measuring, done };
@@ -170,7 +184,7 @@ class PhaseMachine {
   int m_warmups_done = 0;
   std::int64_t m_ops = 0;
   double m_last_repetition_s = 0;
-  bool m_warned_short = false;
+  std::optional<std::string> m_short_warning;
   std::vector<double> m_time_ns;
   std::vector<double> m_throughput;
   std::vector<std::string> m_warnings;
@@ -517,6 +531,16 @@ CaseMeasurement measure_case(const NativeCase& c, const PhaseSink& sink) {
       machine.batch() * (c.benchmark->mode() == Benchmark::Mode::bench ? c.concurrency : 1);
   m.peak_rss_bytes = peak_rss_bytes();
   auto& warnings = machine.warnings();
+  if (!m.time_ns.empty() && median_of(m.time_ns) < k_implausible_ns_per_op) {
+    warnings.push_back(fmt::format(
+        "{:.2g} ns per {} is less than a clock cycle can do: the compiler probably deleted the "
+        "loop's body or its work; keep the results with benchledger::do_not_optimize(value) or "
+        "benchledger::clobber_memory()",
+        median_of(m.time_ns),
+        c.benchmark->mode() == Benchmark::Mode::bench ? "iteration" : "operation"));
+  } else if (machine.short_warning()) {
+    warnings.push_back(*machine.short_warning());
+  }
   m.warnings.insert(m.warnings.begin(), warnings.begin(), warnings.end());
   return m;
 }
