@@ -253,6 +253,12 @@ class Benchmark {
   // A fixed number of iterations (BENCH) or operations (OPS) per repetition instead of the
   // calibrated one (the executors suite's 1,000 tasks, for example).
   Benchmark& ops_per_repetition(std::int64_t count);
+  // The iterations or operations over all measured repetitions, whatever their number, are
+  // the case's integer param `param` (so the total is part of the case's identity): each
+  // repetition takes an equal share (the first ones one more when it does not divide),
+  // warm-up repetitions the larger share. For a workload defined by its total (the sqlite
+  // suite's rows=2000 inserts). Not with ops_per_repetition.
+  Benchmark& ops_per_case(const std::string& param);
 
   const std::string& name() const { return m_name; }
   Mode mode() const { return m_mode; }
@@ -267,6 +273,7 @@ class Benchmark {
   double default_min_time() const { return m_min_time; }
   double default_timeout() const { return m_timeout; }
   std::int64_t fixed_ops() const { return m_fixed_ops; }
+  const std::string& total_ops_param() const { return m_total_ops_param; }
 
  private:
   std::string m_name;
@@ -275,11 +282,12 @@ class Benchmark {
   OpsFactory m_factory;
   std::vector<std::pair<std::string, std::vector<ParamValue>>> m_params;
   std::vector<int> m_concurrency;
-  int m_repetitions = 0;         // 0: the run's default
-  int m_warmup = -1;             // -1: the run's default
-  double m_min_time = 0;         // 0: the run's default
-  double m_timeout = 0;          // 0: the run's default
-  std::int64_t m_fixed_ops = 0;  // 0: calibrated
+  int m_repetitions = 0;          // 0: the run's default
+  int m_warmup = -1;              // -1: the run's default
+  double m_min_time = 0;          // 0: the run's default
+  double m_timeout = 0;           // 0: the run's default
+  std::int64_t m_fixed_ops = 0;   // 0: calibrated
+  std::string m_total_ops_param;  // empty: none (ops_per_case)
 };
 
 // An ordered list of benchmarks: the one BENCHLEDGER_BENCH and BENCHLEDGER_OPS add to, or a

@@ -65,8 +65,8 @@ class PhaseMachine {
         m_target_ns(std::max(c.min_time * 1e9, 1000.0 * clock_read_ns())) {}
 
   std::int64_t first_batch() {
-    if (m_case.fixed_ops > 0) {
-      m_n = m_case.fixed_ops;
+    if (m_case.fixed_ops > 0 || m_case.total_ops > 0) {
+      m_n = m_case.fixed_ops > 0 ? m_case.fixed_ops : share_of_total(0);
       set_phase(m_case.warmup > 0 ? Phase::warmup : Phase::measuring);
     } else {
       m_n = 1;
@@ -114,6 +114,7 @@ class PhaseMachine {
           set_phase(Phase::done);
           return 0;
         }
+        if (m_case.total_ops > 0) m_n = share_of_total(m_time_ns.size());
         emit();
         break;
       }
@@ -137,6 +138,14 @@ class PhaseMachine {
  private:
   enum class Phase { calibrating, warmup, measuring, done };
   static constexpr std::int64_t k_max_batch = std::int64_t{1} << 40;
+
+  // With ops_per_case, measured repetition i's share of the total: the first (total mod
+  // repetitions) take one more. Warm-up runs at the first, larger share.
+  std::int64_t share_of_total(std::size_t repetition) const {
+    const auto repetitions = static_cast<std::int64_t>(std::max(m_case.repetitions, 1));
+    const std::int64_t share = m_case.total_ops / repetitions;
+    return share + (static_cast<std::int64_t>(repetition) < m_case.total_ops % repetitions ? 1 : 0);
+  }
 
   std::int64_t grow(std::int64_t n, std::int64_t wall_ns) const {
     // Like google-benchmark: aim 40% past the target, at most tenfold per step.

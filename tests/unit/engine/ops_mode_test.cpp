@@ -137,6 +137,38 @@ TEST_CASE("an OPS function that loops over State is told how OPS mode works") {
 }
 
 TEST_CASE(
+    "ops_per_case spreads a param's total over the repetitions, whatever their number, and the "
+    "total must cover them") {
+  Registry registry;
+  registry.ops("inserts", [](State&) { return [] { test::spin_for(1'000); }; })
+      .param("rows", {1000})
+      .ops_per_case("rows");
+  for (const int repetitions : {1, 3, 10}) {
+    INFO(repetitions << " repetitions");
+    const auto m = engine::measure_case(test::cases_of(registry, repetitions, 1)[0], {});
+    CHECK(m.ops == 1000);
+    CHECK(m.time_ns.size() == static_cast<std::size_t>(repetitions));
+    REQUIRE(m.latency);
+    CHECK(m.latency->n == 1000);
+  }
+  CHECK_THROWS_WITH(test::cases_of(registry, 2000, 0),
+                    "case \"inserts rows=1000\": rows=1000 operations in all are fewer than the "
+                    "2000 repetitions");
+
+  Registry misnamed;
+  misnamed.ops("inserts", [](State&) { return [] {}; })
+      .param("rows", {"many"})
+      .ops_per_case("rows");
+  CHECK_THROWS_WITH(test::cases_of(misnamed, 1, 0),
+                    Catch::Contains("ops_per_case names param \"rows\", which is not an integer"));
+  CHECK_THROWS_WITH(Registry()
+                        .ops("both", [](State&) { return [] {}; })
+                        .ops_per_repetition(10)
+                        .ops_per_case("rows"),
+                    Catch::Contains("exclude each other"));
+}
+
+TEST_CASE(
     "objects kept with State::keep outlive the operation that captures them by reference, and "
     "go after it, newest first") {
   static std::vector<std::string> log;
