@@ -164,56 +164,72 @@ class BoundedPool {
   std::vector<std::thread> m_threads;
 };
 
-void define_workload(Registry& registry, const std::string& name) {
-  const Workload described = make_workload(name);
-  registry
-      .bench("executors/" + name,
-             [name](State& state) {
-               const Workload w = make_workload(name);
-               if (state.string_param("input_sha256") != w.sha256_16 ||
-                   state.int_param("tasks") != k_tasks || state.int_param("len_min") != w.len_min ||
-                   state.int_param("len_max") != w.len_max ||
-                   state.double_param("len_mean") != w.len_mean) {
-                 state.fail(
-                     "the params input_sha256, tasks and len_* describe the suite's fixed input "
-                     "and cannot be changed");
-               }
-               const std::string executor = state.string_param("executor");
-               const auto limit = static_cast<int>(state.int_param("limit"));
-               if (limit < 1) state.fail("limit must be at least 1");
-               state.set_items_per_op(k_tasks);
-               std::vector<std::function<void()>> tasks;
-               tasks.reserve(k_tasks);
-               for (int t = 0; t < k_tasks; ++t)
-                 tasks.emplace_back([&w, t] { sort_task(w.input_of(t)); });
+// Builds the tasks of a case after checking that the fingerprint params describe the input.
+std::vector<std::function<void()>> checked_tasks(State& state, const Workload& w) {
+  if (state.string_param("input_sha256") != w.sha256_16 || state.int_param("tasks") != k_tasks ||
+      state.int_param("len_min") != w.len_min || state.int_param("len_max") != w.len_max ||
+      state.double_param("len_mean") != w.len_mean) {
+    state.fail(
+        "the params input_sha256, tasks and len_* describe the suite's fixed input and cannot be "
+        "changed");
+  }
+  state.set_items_per_op(k_tasks);
+  std::vector<std::function<void()>> tasks;
+  tasks.reserve(k_tasks);
+  for (int t = 0; t < k_tasks; ++t) tasks.emplace_back([&w, t] { sort_task(w.input_of(t)); });
+  return tasks;
+}
 
-               if (executor == "sequential") {
-                 for (auto _ : state) {
-                   for (const auto& task : tasks) task();
-                 }
-               } else if (executor == "all_at_once") {
-                 // Every task started at once on its own thread, no back-pressure.
-                 for (auto _ : state) {
-                   std::vector<std::thread> threads;
-                   threads.reserve(tasks.size());
-                   for (const auto& task : tasks) threads.emplace_back(task);
-                   for (auto& thread : threads) thread.join();
-                 }
-               } else if (executor == "pool") {
-                 BoundedPool pool(limit);  // built once per case; warmed by the warm-up
-                 for (auto _ : state) pool.run_all(tasks);
-               } else {
-                 state.fail("unknown executor \"" + executor +
-                            "\" (known: sequential, all_at_once, pool)");
-               }
-             })
-      .param("executor", {"sequential", "all_at_once", "pool"})
-      .param("limit", {k_limit})
-      .param("tasks", {k_tasks})
+Benchmark& describe_input(Benchmark& benchmark, const Workload& described) {
+  return benchmark.param("tasks", {k_tasks})
       .param("input_sha256", {described.sha256_16})
       .param("len_min", {described.len_min})
       .param("len_max", {described.len_max})
       .param("len_mean", {described.len_mean});
+}
+
+// Two registrations under one name: the unbounded executors, and the pool with its `limit`,
+// the only executor a limit changes (so that `--param limit=10` changes only cases whose
+// work it changes). Their cases differ in their param names, so they never collide.
+void define_workload(Registry& registry, const std::string& name) {
+  const Workload described = make_workload(name);
+  Benchmark& unbounded = registry.bench("executors/" + name, [name](State& state) {
+    const Workload w = make_workload(name);
+    const std::vector<std::function<void()>> tasks = checked_tasks(state, w);
+    const std::string executor = state.string_param("executor");
+    if (executor == "sequential") {
+      for (auto _ : state) {
+        for (const auto& task : tasks) task();
+      }
+    } else if (executor == "all_at_once") {
+      // Every task started at once on its own thread, no back-pressure.
+      for (auto _ : state) {
+        std::vector<std::thread> threads;
+        threads.reserve(tasks.size());
+        for (const auto& task : tasks) threads.emplace_back(task);
+        for (auto& thread : threads) thread.join();
+      }
+    } else {
+      state.fail("executor \"" + executor +
+                 "\" is not one of this case's (sequential, all_at_once; the pool's cases "
+                 "carry its limit): choose executors with --filter");
+    }
+  });
+  describe_input(unbounded.param("executor", {"sequential", "all_at_once"}), described);
+
+  Benchmark& pool = registry.bench("executors/" + name, [name](State& state) {
+    const Workload w = make_workload(name);
+    const std::vector<std::function<void()>> tasks = checked_tasks(state, w);
+    if (state.string_param("executor") != "pool") {
+      state.fail("executor \"" + state.string_param("executor") +
+                 "\" is not this case's (pool): choose executors with --filter");
+    }
+    const auto limit = static_cast<int>(state.int_param("limit"));
+    if (limit < 1) state.fail("limit must be at least 1");
+    BoundedPool bounded(limit);  // built once per case; warmed by the warm-up
+    for (auto _ : state) bounded.run_all(tasks);
+  });
+  describe_input(pool.param("executor", {"pool"}).param("limit", {k_limit}), described);
 }
 
 }  // namespace

@@ -12,12 +12,16 @@
 //   }).param("n", {1000, 100000});
 //
 //   BENCHLEDGER_OPS("pool/select1", [](benchledger::State& state) {
-//     auto pool = std::make_shared<Pool>(state.int_param("size"));  // setup, once per case
-//     pool->warm();
-//     return [pool] { pool->query("SELECT 1"); };                   // one timed operation
+//     auto& pool = state.make_kept<Pool>(state.int_param("size"));  // setup, once per case
+//     pool.warm();
+//     return [&] { pool.query("SELECT 1"); };                       // one timed operation
 //   }).param("size", {10}).concurrency({1, 10, 50});
 //
 //   BENCHLEDGER_MAIN()
+//
+// An OPS operation outlives its factory: what `[&]` captures must be kept by the case with
+// state.keep(value) or state.make_kept<T>(args...) (or captured by value), never a plain
+// local of the factory, which is dead when the operation runs.
 //
 // Each combination of param values (and each concurrency level) is one case; a case's
 // identity in the ledger is its name plus its params (concurrency is the param
@@ -143,6 +147,27 @@ class State {
   // catch what it throws.
   [[noreturn]] void fail(const std::string& reason);
 
+  // Setup that an OPS operation may capture by reference. The factory's own locals die when
+  // it returns, so `return [&] { use(local); };` would read a dead object; an object handed
+  // to keep() (moved or copied in) or built by make_kept<T>(args...) belongs to the case and
+  // lives until the case ends, after the operation is destroyed, so
+  //   auto& data = state.keep(make_input(n));
+  //   return [&] { use(data); };
+  // is valid (the State itself also outlives the operation). Objects are destroyed in the
+  // reverse order of keeping. Safe to call from several threads; the object itself is shared
+  // by every worker thread when a concurrency is declared.
+  template <class T>
+  std::decay_t<T>& keep(T&& value) {
+    return make_kept<std::decay_t<T>>(std::forward<T>(value));
+  }
+  template <class T, class... Args>
+  T& make_kept(Args&&... args) {
+    auto object = std::make_shared<T>(std::forward<Args>(args)...);
+    T& reference = *object;
+    keep_object(std::move(object));
+    return reference;
+  }
+
   State(detail::CaseControl* control, const Params* params, int concurrency, int thread_index);
   State(const State&) = delete;
   State& operator=(const State&) = delete;
@@ -150,6 +175,8 @@ class State {
 
  private:
   std::int64_t next_batch();  // the next batch's size, 0 when the loop is over
+  // Hands a kept object to the case (State::keep).
+  void keep_object(std::shared_ptr<void> object);
 
   detail::CaseControl* m_control;
   const Params& m_params;
@@ -226,6 +253,12 @@ class Benchmark {
   // A fixed number of iterations (BENCH) or operations (OPS) per repetition instead of the
   // calibrated one (the executors suite's 1,000 tasks, for example).
   Benchmark& ops_per_repetition(std::int64_t count);
+  // The iterations or operations over all measured repetitions, whatever their number, are
+  // the case's integer param `param` (so the total is part of the case's identity): each
+  // repetition takes an equal share (the first ones one more when it does not divide),
+  // warm-up repetitions the larger share. For a workload defined by its total (the sqlite
+  // suite's rows=2000 inserts). Not with ops_per_repetition.
+  Benchmark& ops_per_case(const std::string& param);
 
   const std::string& name() const { return m_name; }
   Mode mode() const { return m_mode; }
@@ -240,6 +273,7 @@ class Benchmark {
   double default_min_time() const { return m_min_time; }
   double default_timeout() const { return m_timeout; }
   std::int64_t fixed_ops() const { return m_fixed_ops; }
+  const std::string& total_ops_param() const { return m_total_ops_param; }
 
  private:
   std::string m_name;
@@ -248,18 +282,21 @@ class Benchmark {
   OpsFactory m_factory;
   std::vector<std::pair<std::string, std::vector<ParamValue>>> m_params;
   std::vector<int> m_concurrency;
-  int m_repetitions = 0;         // 0: the run's default
-  int m_warmup = -1;             // -1: the run's default
-  double m_min_time = 0;         // 0: the run's default
-  double m_timeout = 0;          // 0: the run's default
-  std::int64_t m_fixed_ops = 0;  // 0: calibrated
+  int m_repetitions = 0;          // 0: the run's default
+  int m_warmup = -1;              // -1: the run's default
+  double m_min_time = 0;          // 0: the run's default
+  double m_timeout = 0;           // 0: the run's default
+  std::int64_t m_fixed_ops = 0;   // 0: calibrated
+  std::string m_total_ops_param;  // empty: none (ops_per_case)
 };
 
 // An ordered list of benchmarks: the one BENCHLEDGER_BENCH and BENCHLEDGER_OPS add to, or a
 // bundled suite's own.
 class Registry {
  public:
-  Benchmark& add(Benchmark benchmark);  // throws Error on a repeated name
+  // Two benchmarks may share a name when their params tell their cases apart (a param only
+  // some variants have); a case declared twice is an Error when the cases are expanded.
+  Benchmark& add(Benchmark benchmark);
   const std::vector<std::unique_ptr<Benchmark>>& benchmarks() const { return m_benchmarks; }
 
   template <class F>

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -33,6 +35,45 @@
 
 namespace benchledger::cli {
 
+namespace {
+
+// CLI11's own checks word a failure as "Value abc not in range 1 to 1000000" or print
+// DBL_MAX's 309 digits as the upper bound; these say what the flag takes. CLI11 puts the
+// flag's name in front of the message.
+
+// A whole number from low to high.
+CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        std::int64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [at, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc() || at != end || value < low || value > high) {
+          return fmt::format("expected a whole number from {} to {}, got \"{}\"", low, high, text);
+        }
+        return "";
+      },
+      fmt::format("{}..{}", low, high));
+}
+
+// A number of seconds above zero.
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || errno != 0 ||
+            !std::isfinite(value) || !(value > 0)) {
+          return fmt::format("expected a number of seconds above 0 (0.5, 30), got \"{}\"", text);
+        }
+        return "";
+      },
+      "POSITIVE");
+}
+
+}  // namespace
+
 void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_option("--ledger", o.ledger,
                  "ledger URI (default: BENCHLEDGER_LEDGER, the config file, ledger/ledger.ndjson)");
@@ -41,20 +82,25 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_flag("--baseline", o.baseline, "the same as --label baseline");
   app.add_option("--filter", o.filter,
                  "run only the cases whose name (with params) matches this regex");
-  app.add_option(
-         "--repetitions,--runs", o.repetitions,
-         "measured repetitions per case (native, default 10) or runs per command (default 10)")
-      ->check(CLI::Range(1, 1000000));
+  // Separate flags, so that an error names the one given; both set the same count.
+  CLI::Option* repetitions =
+      app.add_option("--repetitions", o.repetitions,
+                     "measured repetitions per native case (default 10); --runs for commands")
+          ->check(whole_number(1, 1000000));
+  app.add_option("--runs", o.repetitions,
+                 "measured runs per command (default 10); the same as --repetitions")
+      ->check(whole_number(1, 1000000))
+      ->excludes(repetitions);
   app.add_option("--warmup", o.warmup,
                  "unmeasured repetitions (native) or runs (commands) first; default 1")
-      ->check(CLI::Range(0, 1000000));
+      ->check(whole_number(0, 1000000));
   app.add_option("--min-time", o.min_time,
                  "minimum seconds per repetition of a native case (default 0.01)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
   app.add_option("--timeout", o.timeout,
                  "seconds before a native case (default 600) or one run of a command is killed and "
                  "counted as failed")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
   app.add_option("--format", o.format,
                  "table (a summary on stdout) or json (the records appended, NDJSON)")
       ->check(CLI::IsMember({"table", "json"}));
@@ -157,6 +203,45 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
 
 // ---------------------------------------------------------------- progress
 
+// The first `count` code points of UTF-8 text.
+std::string first_code_points(const std::string& text, std::size_t count) {
+  std::size_t at = 0;
+  for (std::size_t n = 0; n < count && at < text.size(); ++n) {
+    ++at;
+    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+  }
+  return text.substr(0, at);
+}
+
+// The last `count` code points of UTF-8 text.
+std::string last_code_points(const std::string& text, std::size_t count) {
+  std::size_t at = text.size();
+  for (std::size_t n = 0; n < count && at > 0; ++n) {
+    --at;
+    while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  }
+  return text.substr(at);
+}
+
+// head + name + tail in at most `width` columns. The case's place, its phase and the time
+// left matter most while a run goes on, so the name gives way first: it loses its middle
+// (the bench name at its start and the last params stay); only a terminal too narrow for
+// head and tail alone cuts the line's end.
+std::string fit_line(const std::string& head, const std::string& name, const std::string& tail,
+                     std::size_t width) {
+  const std::size_t fixed = display_width(head) + display_width(tail);
+  const std::size_t name_width = display_width(name);
+  if (fixed + name_width <= width) return head + name + tail;
+  constexpr std::size_t k_shortest_name = 9;  // four code points each side of the ellipsis
+  if (fixed + k_shortest_name <= width) {
+    const std::size_t keep = width - fixed - 1;  // one column for the ellipsis
+    const std::size_t front = (keep + 1) / 2;
+    return head + first_code_points(name, front) + "…" + last_code_points(name, keep - front) +
+           tail;
+  }
+  return first_code_points(head + name + tail, width > 1 ? width - 1 : 0) + "…";
+}
+
 // One status line on stderr, rewritten in place; only on a terminal and without --quiet.
 class ProgressLine {
  public:
@@ -196,21 +281,13 @@ class ProgressLine {
     m_last_draw = now;
     std::string phase = m_phase.phase;
     if (m_phase.total > 0) phase += fmt::format(" {}/{}", m_phase.done, m_phase.total);
-    std::string text = fmt::format("[{}/{}] {} · {}", m_index + 1, m_total, m_name, phase);
-    if (const auto left = seconds_left(now)) text += " · about " + format_seconds(*left) + " left";
+    const std::string head = fmt::format("[{}/{}] ", m_index + 1, m_total);
+    std::string tail = " · " + phase;
+    if (const auto left = seconds_left(now)) tail += " · about " + format_seconds(*left) + " left";
     winsize size{};
     std::size_t columns = 100;
     if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 10) columns = size.ws_col;
-    if (display_width(text) >= columns) {
-      // Keep whole UTF-8 sequences: cut at a byte that starts one.
-      std::size_t width = 0, at = 0;
-      while (at < text.size() && width + 2 < columns) {
-        ++at;
-        while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-        ++width;
-      }
-      text = text.substr(0, at) + "…";
-    }
+    const std::string text = fit_line(head, m_name, tail, columns - 1);
     std::cerr << "\r\033[K" << text << std::flush;
     m_drawn = true;
   }

@@ -121,6 +121,12 @@ bool wait_until_exit(pid_t pid, double timeout_s) {
 
 }  // namespace
 
+std::string CommandRun::failure_kind() const {
+  if (timed_out) return "timeout";
+  if (signal) return "crashed";
+  return "error";
+}
+
 std::string CommandRun::describe() const {
   if (timed_out) return "timed out and was killed";
   if (signal) return "killed by signal " + signal_name(*signal);
@@ -360,6 +366,27 @@ std::string fill(std::string text, const std::vector<std::pair<std::string, std:
   return text;
 }
 
+// The first `{name}` in text (name: a letter or _, then letters, digits, _) that is not one
+// of `names`; `${name}`, a shell's variable, is not a placeholder.
+std::optional<std::string> unfilled_placeholder(const std::string& text,
+                                                const std::set<std::string>& names) {
+  const auto word_start = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  const auto word = [&word_start](char c) { return word_start(c) || (c >= '0' && c <= '9'); };
+  for (std::size_t open = text.find('{'); open != std::string::npos;
+       open = text.find('{', open + 1)) {
+    if (open > 0 && text[open - 1] == '$') continue;
+    std::size_t end = open + 1;
+    if (end >= text.size() || !word_start(text[end])) continue;
+    while (end < text.size() && word(text[end])) ++end;
+    if (end >= text.size() || text[end] != '}') continue;
+    std::string name = text.substr(open + 1, end - open - 1);
+    if (names.count(name) == 0) return name;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOverrides& params,
@@ -379,6 +406,17 @@ std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOver
     if (!used)
       throw Error("--param " + name + ": the command has no " + placeholder + " placeholder");
   }
+  // The converse: a placeholder without values would run as the literal text `{ms}`.
+  const auto check_placeholders = [&names](const std::string& text, const char* where) {
+    if (const auto name = unfilled_placeholder(text, names)) {
+      throw Error(fmt::format(
+          "{} has the placeholder {{{}}} but no param {} gives it values: add --param {}=v1,v2,...",
+          where, *name, *name, *name));
+    }
+  };
+  for (const std::string& arg : spec.command) check_placeholders(arg, "the command");
+  if (spec.prepare) check_placeholders(*spec.prepare, "--prepare");
+  if (spec.cleanup) check_placeholders(*spec.cleanup, "--cleanup");
   const std::string written = join(spec.command);
   std::vector<CommandCase> cases;
   std::vector<std::size_t> index(params.size(), 0);
@@ -430,6 +468,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
   std::optional<CaseFailure> failure;
   std::int64_t failed_runs = 0;
   std::string first_problem;
+  std::set<std::string> failure_kinds;  // of the failed runs: timeout, crashed, error
   double last_s = 0;
   const int total = settings.warmup + settings.runs;
   for (int i = 0; i < total && !failure; ++i) {
@@ -451,6 +490,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     ++m.runs;
     if (!run.ok()) {
       ++failed_runs;
+      failure_kinds.insert(run.failure_kind());
       if (first_problem.empty()) first_problem = fmt::format("run {} {}", m.runs, run.describe());
       continue;
     }
@@ -479,8 +519,11 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
   outcome.runs = m.runs;
   outcome.errors = m.errors;
   if (!failure && m.wall_ms.empty()) {
-    failure = CaseFailure{"error", m.runs == 0 ? "no run was measured"
-                                               : "every run failed (first: " + first_problem + ")"};
+    // Runs that all failed the same way give the case that kind, as a native case's crash
+    // or timeout does; mixed ways (or no run at all) are an error.
+    const std::string kind = failure_kinds.size() == 1 ? *failure_kinds.begin() : "error";
+    failure = CaseFailure{kind, m.runs == 0 ? "no run was measured"
+                                            : "every run failed (first: " + first_problem + ")"};
   }
   if (failure) {
     outcome.failure = failure;

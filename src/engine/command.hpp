@@ -25,6 +25,8 @@ struct CommandRun {
 
   bool ok() const { return exit_code == 0 && !timed_out; }
   std::string describe() const;  // `exited with status 3`, `killed by signal 9 (SIGKILL)`, ...
+  // A failed run's kind, as a native case's: `timeout`, `crashed` (a signal) or `error`.
+  std::string failure_kind() const;
 };
 
 // Starts and times runs of commands. Each run is spawned (argv[0] searched in PATH) in its
@@ -91,7 +93,8 @@ struct CommandSpec {
 };
 
 // Every combination of the params (the first given slowest), placeholders filled. A param
-// the command, --prepare and --cleanup never mention is an Error (a typo, most likely).
+// the command, --prepare and --cleanup never mention is an Error (a typo, most likely), and
+// so is a `{name}` placeholder that no param fills (`${name}` is left to the shell).
 std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOverrides& params,
                                         const std::optional<std::regex>& filter);
 

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,6 +38,16 @@ std::string describe_exception(const std::exception_ptr& error) {
   }
 }
 
+// No loop iteration or operation takes less than a fraction of a clock cycle: a quarter of
+// one at 5 GHz. Anything faster is a body the compiler removed (or hoisted out of the loop).
+constexpr double k_implausible_ns_per_op = 0.05;
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 std::string format_duration_ns(double ns) {
   if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
   if (ns < 1e6) return fmt::format("{:.1f} µs", ns / 1e3);
@@ -53,8 +65,8 @@ class PhaseMachine {
         m_target_ns(std::max(c.min_time * 1e9, 1000.0 * clock_read_ns())) {}
 
   std::int64_t first_batch() {
-    if (m_case.fixed_ops > 0) {
-      m_n = m_case.fixed_ops;
+    if (m_case.fixed_ops > 0 || m_case.total_ops > 0) {
+      m_n = m_case.fixed_ops > 0 ? m_case.fixed_ops : share_of_total(0);
       set_phase(m_case.warmup > 0 ? Phase::warmup : Phase::measuring);
     } else {
       m_n = 1;
@@ -91,18 +103,18 @@ class PhaseMachine {
           m_ops += ops;
         }
         m_last_repetition_s = static_cast<double>(wall_ns) / 1e9;
-        if (static_cast<double>(wall_ns) < 1000.0 * clock_read_ns() && !m_warned_short) {
-          m_warned_short = true;
-          m_warnings.push_back(
-              fmt::format("a repetition lasted {}, so the clock's overhead ({:.0f} ns a read) is "
-                          "more than 0.1% "
-                          "of it; raise ops_per_repetition",
-                          format_duration_ns(static_cast<double>(wall_ns)), clock_read_ns()));
+        if (static_cast<double>(wall_ns) < 1000.0 * clock_read_ns() && !m_short_warning) {
+          m_short_warning = fmt::format(
+              "a repetition lasted {}, so the clock's overhead ({:.0f} ns a read) is "
+              "more than 0.1% "
+              "of it; raise ops_per_repetition",
+              format_duration_ns(static_cast<double>(wall_ns)), clock_read_ns());
         }
         if (static_cast<int>(m_time_ns.size()) >= m_case.repetitions) {
           set_phase(Phase::done);
           return 0;
         }
+        if (m_case.total_ops > 0) m_n = share_of_total(m_time_ns.size());
         emit();
         break;
       }
@@ -119,10 +131,21 @@ class PhaseMachine {
   std::vector<double>& time_ns() { return m_time_ns; }
   std::vector<double>& throughput() { return m_throughput; }
   std::vector<std::string>& warnings() { return m_warnings; }
+  // Set when a measured repetition was too short for the clock: worth a warning unless the
+  // time per operation says the work was deleted (then longer repetitions do not help).
+  const std::optional<std::string>& short_warning() const { return m_short_warning; }
 
  private:
   enum class Phase { calibrating, warmup, measuring, done };
   static constexpr std::int64_t k_max_batch = std::int64_t{1} << 40;
+
+  // With ops_per_case, measured repetition i's share of the total: the first (total mod
+  // repetitions) take one more. Warm-up runs at the first, larger share.
+  std::int64_t share_of_total(std::size_t repetition) const {
+    const auto repetitions = static_cast<std::int64_t>(std::max(m_case.repetitions, 1));
+    const std::int64_t share = m_case.total_ops / repetitions;
+    return share + (static_cast<std::int64_t>(repetition) < m_case.total_ops % repetitions ? 1 : 0);
+  }
 
   std::int64_t grow(std::int64_t n, std::int64_t wall_ns) const {
     // Like google-benchmark: aim 40% past the target, at most tenfold per step.
@@ -170,7 +193,7 @@ class PhaseMachine {
   int m_warmups_done = 0;
   std::int64_t m_ops = 0;
   double m_last_repetition_s = 0;
-  bool m_warned_short = false;
+  std::optional<std::string> m_short_warning;
   std::vector<double> m_time_ns;
   std::vector<double> m_throughput;
   std::vector<std::string> m_warnings;
@@ -389,12 +412,11 @@ void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseA
 }
 
 CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
+  // Declared in this order so that the operation goes first, then the State it may capture
+  // by reference, then the objects kept with State::keep (held by the control).
   OpsControl control;
-  Operation op;
-  {
-    State state(&control, &c.params, c.concurrency, 0);
-    op = c.benchmark->factory()(state);
-  }
+  State state(&control, &c.params, c.concurrency, 0);
+  Operation op = c.benchmark->factory()(state);
   if (!op) throw Error("the benchmark function returned no operation");
 
   const auto workers_count = static_cast<std::size_t>(c.concurrency);
@@ -518,6 +540,16 @@ CaseMeasurement measure_case(const NativeCase& c, const PhaseSink& sink) {
       machine.batch() * (c.benchmark->mode() == Benchmark::Mode::bench ? c.concurrency : 1);
   m.peak_rss_bytes = peak_rss_bytes();
   auto& warnings = machine.warnings();
+  if (!m.time_ns.empty() && median_of(m.time_ns) < k_implausible_ns_per_op) {
+    warnings.push_back(fmt::format(
+        "{:.2g} ns per {} is less than a clock cycle can do: the compiler probably deleted the "
+        "loop's body or its work; keep the results with benchledger::do_not_optimize(value) or "
+        "benchledger::clobber_memory()",
+        median_of(m.time_ns),
+        c.benchmark->mode() == Benchmark::Mode::bench ? "iteration" : "operation"));
+  } else if (machine.short_warning()) {
+    warnings.push_back(*machine.short_warning());
+  }
   m.warnings.insert(m.warnings.begin(), warnings.begin(), warnings.end());
   return m;
 }

@@ -46,6 +46,7 @@ struct NativeCase {
   double min_time = k_default_min_time;
   double timeout = k_default_case_timeout;
   std::int64_t fixed_ops = 0;  // 0: calibrated
+  std::int64_t total_ops = 0;  // over all measured repetitions (ops_per_case); 0: none
 
   std::string display_name() const;  // `sort/copy n=1000 concurrency=4`
 };
@@ -53,7 +54,8 @@ struct NativeCase {
 // Every case of the registry, in registration order, each benchmark's params varying with
 // the first declared slowest and concurrency fastest. Overrides replace a declared param's
 // values (`concurrency` replaces the levels of the benchmarks that declare levels); an
-// override that no benchmark declares is an Error. `filter` keeps cases whose display name it matches (std::regex_search).
+// override that no benchmark declares is an Error. `filter` keeps cases whose display name it
+// matches (std::regex_search).
 std::vector<NativeCase> expand_cases(const Registry& registry, const std::string& prefix,
                                      const RunSettings& settings, const ParamOverrides& overrides,
                                      const std::optional<std::regex>& filter);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <string>
 
 #include <benchledger/benchledger.hpp>
 #include <benchledger/error.hpp>
@@ -89,16 +90,23 @@ Benchmark& Benchmark::timeout(double seconds) {
 
 Benchmark& Benchmark::ops_per_repetition(std::int64_t count) {
   if (count < 1) throw Error("benchmark \"" + m_name + "\": ops_per_repetition must be at least 1");
+  if (!m_total_ops_param.empty())
+    throw Error("benchmark \"" + m_name +
+                "\": ops_per_repetition and ops_per_case exclude each other");
   m_fixed_ops = count;
   return *this;
 }
 
+Benchmark& Benchmark::ops_per_case(const std::string& param) {
+  if (param.empty()) throw Error("benchmark \"" + m_name + "\": ops_per_case needs a param name");
+  if (m_fixed_ops > 0)
+    throw Error("benchmark \"" + m_name +
+                "\": ops_per_repetition and ops_per_case exclude each other");
+  m_total_ops_param = param;
+  return *this;
+}
+
 Benchmark& Registry::add(Benchmark benchmark) {
-  for (const auto& existing : m_benchmarks) {
-    if (existing->name() == benchmark.name()) {
-      throw Error("benchmark \"" + benchmark.name() + "\" is registered twice");
-    }
-  }
   m_benchmarks.push_back(std::make_unique<Benchmark>(std::move(benchmark)));
   return *m_benchmarks.back();
 }
@@ -155,6 +163,7 @@ std::vector<NativeCase> expand_cases(const Registry& registry, const std::string
                                      const RunSettings& settings, const ParamOverrides& overrides,
                                      const std::optional<std::regex>& filter) {
   std::set<std::string> used_overrides;
+  std::set<std::string> names;  // every case's, filtered out or not: a case is one identity
   std::vector<NativeCase> cases;
   for (const auto& benchmark : registry.benchmarks()) {
     auto declared = benchmark->declared_params();
@@ -206,7 +215,28 @@ std::vector<NativeCase> expand_cases(const Registry& registry, const std::string
         c.timeout =
             choose_double(settings.timeout, benchmark->default_timeout(), k_default_case_timeout);
         c.fixed_ops = benchmark->fixed_ops();
-        if (!filter || std::regex_search(c.display_name(), *filter)) cases.push_back(std::move(c));
+        const bool wanted = !filter || std::regex_search(c.display_name(), *filter);
+        if (const std::string& total = benchmark->total_ops_param(); !total.empty()) {
+          const auto it = c.params.find(total);
+          const auto* value =
+              it == c.params.end() ? nullptr : std::get_if<std::int64_t>(&it->second);
+          if (value == nullptr) {
+            throw Error("benchmark \"" + benchmark->name() + "\": ops_per_case names param \"" +
+                        total + "\", which is not an integer param of the case");
+          }
+          if (wanted && *value < c.repetitions) {
+            throw Error("case \"" + c.display_name() + "\": " + total + "=" +
+                        std::to_string(*value) + " operations in all are fewer than the " +
+                        std::to_string(c.repetitions) + " repetitions");
+          }
+          c.total_ops = *value;
+        }
+        if (!names.insert(c.display_name()).second) {
+          throw Error("case \"" + c.display_name() +
+                      "\" is declared twice: benchmarks that share a name need params that tell "
+                      "their cases apart");
+        }
+        if (wanted) cases.push_back(std::move(c));
       }
       std::size_t digit = declared.size();
       while (digit > 0) {

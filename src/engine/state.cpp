@@ -1,4 +1,6 @@
 // State: the loop of BENCH mode, timing pauses, and params.
+#include <utility>
+
 #include <benchledger/benchledger.hpp>
 #include <benchledger/error.hpp>
 
@@ -88,6 +90,10 @@ bool State::bool_param(std::string_view name) const {
 void State::set_items_per_op(double items) {
   if (!(items > 0)) throw Error("set_items_per_op: items must be positive");
   m_control->set_items_per_op(items);
+}
+
+void State::keep_object(std::shared_ptr<void> object) {
+  m_control->keep(std::move(object));
 }
 
 void State::fail(const std::string& reason) {

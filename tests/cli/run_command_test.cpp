@@ -138,6 +138,45 @@ TEST_CASE("the progress line appears on a terminal only, and --quiet silences st
   CHECK_THAT(quiet.out, Catch::Contains("sleep 0.05"));
 }
 
+TEST_CASE(
+    "at 80 columns the progress line shortens a long case name and keeps the case number, the "
+    "phase and the time left") {
+  TempDir dir;
+  // As long as an executors case's name with its params (about 130 characters).
+  const std::string name =
+      "executors/pool workload=mixed input_sha256=4f0e3c1d2a9b8e7f tasks=1000 len_min=500 "
+      "len_max=2000 len_mean=1249.5 limit=50 concurrency=1";
+  const auto result = run_cli_on_terminal({"run", "--ledger", (dir.path() / "l.ndjson").string(),
+                                           "--runs", "4", "--name", name, "--", "sleep", "0.05"},
+                                          80);
+  REQUIRE(result.status == 0);
+  // Each drawing of the line sits between two erasures; after the last one come the warnings.
+  std::vector<std::string> lines;
+  const std::string erase = "\r\033[K";
+  std::size_t at = result.err.find(erase);
+  while (at != std::string::npos) {
+    const std::size_t next = result.err.find(erase, at + erase.size());
+    if (next == std::string::npos) break;
+    lines.push_back(result.err.substr(at + erase.size(), next - at - erase.size()));
+    at = next;
+  }
+  REQUIRE_FALSE(lines.empty());
+  bool measuring_with_time_left = false;
+  for (const std::string& line : lines) {
+    INFO(line);
+    std::size_t width = 0;  // code points: every character here is one column wide
+    for (unsigned char c : line) width += (c & 0xC0) != 0x80 ? 1 : 0;
+    CHECK(width < 80);
+    CHECK_THAT(line, Catch::StartsWith("[1/1] executors/pool") && Catch::Contains("…"));
+    if (line.find(" · measuring ") != std::string::npos &&
+        line.find(" s left") != std::string::npos) {
+      measuring_with_time_left = true;
+      CHECK_THAT(line, Catch::Contains("concurrency=1 · measuring"));
+    }
+  }
+  CHECK(measuring_with_time_left);
+}
+
 TEST_CASE("usage errors exit 2 and say what is wrong") {
   TempDir dir;
   const auto ledger = (dir.path() / "ledger.ndjson").string();
@@ -154,6 +193,97 @@ TEST_CASE("usage errors exit 2 and say what is wrong") {
   CHECK(nothing.status == 2);
   CHECK_THAT(nothing.err, Catch::Contains("nothing to run"));
   CHECK_FALSE(std::filesystem::exists(ledger));
+}
+
+TEST_CASE("a bad count or duration names its flag and the values it takes") {
+  TempDir dir;
+  const auto ledger = (dir.path() / "ledger.ndjson").string();
+  struct Bad {
+    std::vector<std::string> flag;
+    std::string message;
+  };
+  const std::vector<Bad> cases = {
+      {{"--timeout", "0"}, "--timeout: expected a number of seconds above 0 (0.5, 30), got \"0\""},
+      {{"--timeout", "-1"},
+       "--timeout: expected a number of seconds above 0 (0.5, 30), got \"-1\""},
+      {{"--min-time", "-1"},
+       "--min-time: expected a number of seconds above 0 (0.5, 30), got \"-1\""},
+      {{"--timeout", "nan"}, "--timeout: expected a number of seconds above 0"},
+      {{"--runs", "0"}, "--runs: expected a whole number from 1 to 1000000, got \"0\""},
+      {{"--runs", "abc"}, "--runs: expected a whole number from 1 to 1000000, got \"abc\""},
+      {{"--repetitions", "2.5"},
+       "--repetitions: expected a whole number from 1 to 1000000, got \"2.5\""},
+      {{"--warmup", "-1"}, "--warmup: expected a whole number from 0 to 1000000, got \"-1\""},
+  };
+  for (const Bad& bad : cases) {
+    std::vector<std::string> args = {"run", "--ledger", ledger};
+    args.insert(args.end(), bad.flag.begin(), bad.flag.end());
+    args.insert(args.end(), {"--", "true"});
+    const auto result = run_cli(args);
+    INFO(bad.flag[0] << " " << bad.flag[1] << ": " << result.err);
+    CHECK(result.status == 2);
+    CHECK_THAT(result.err, Catch::Contains(bad.message));
+    CHECK(result.err.size() < 300);  // no 309-digit DBL_MAX
+  }
+  CHECK_FALSE(std::filesystem::exists(ledger));
+}
+
+TEST_CASE("a {name} placeholder that no --param fills is a usage error naming it") {
+  TempDir dir;
+  const auto ledger = (dir.path() / "ledger.ndjson").string();
+  const auto unfilled = run_cli({"run", "--ledger", ledger, "--", "sleep", "0.0{ms}"});
+  CHECK(unfilled.status == 2);
+  CHECK_THAT(unfilled.err, Catch::Contains("the command has the placeholder {ms} but no param ms "
+                                           "gives it values: add --param ms=v1,v2,..."));
+  // One param given, another missing.
+  const auto partly =
+      run_cli({"run", "--ledger", ledger, "--param", "ms=1", "--", "sleep", "0.0{ms}{extra}"});
+  CHECK(partly.status == 2);
+  CHECK_THAT(partly.err, Catch::Contains("placeholder {extra}"));
+  const auto in_prepare = run_cli(
+      {"run", "--ledger", ledger, "--prepare", "rm -f {dir}/x", "--runs", "1", "--", "true"});
+  CHECK(in_prepare.status == 2);
+  CHECK_THAT(in_prepare.err, Catch::Contains("--prepare has the placeholder {dir}"));
+  CHECK_FALSE(std::filesystem::exists(ledger));
+  // A shell's ${name} is not a placeholder.
+  const auto shell_variable = run_cli({"run", "--ledger", ledger, "--runs", "1", "--warmup", "0",
+                                       "--shell", "--", "test -n \"${HOME}\""});
+  INFO(shell_variable.err);
+  CHECK(shell_variable.status == 0);
+}
+
+TEST_CASE(
+    "a command whose every run times out or is killed is recorded as a timeout or a crash, as a "
+    "native case is") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto timed_out = run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup",
+                                  "0", "--timeout", "0.2", "--", "sleep", "30"});
+  CHECK(timed_out.status == 1);
+  const auto killed = run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup", "0",
+                               "--shell", "--name", "segfaults", "--", "kill -SEGV $$"});
+  CHECK(killed.status == 1);
+  // Runs that fail in different ways: an error.
+  const auto counter = (dir.path() / "n").string();
+  const auto mixed =
+      run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup", "0", "--shell",
+               "--name", "mixed", "--",
+               "n=$(cat " + counter + " 2>/dev/null || echo 0); echo $((n+1)) > " + counter +
+                   "; if [ $n = 0 ]; then exit 3; else kill -KILL $$; fi"});
+  CHECK(mixed.status == 1);
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 3);
+  CHECK(results[0]["failure"]["kind"] == "timeout");
+  CHECK_THAT(results[0]["failure"]["message"].get<std::string>(), Catch::Contains("timed out"));
+  CHECK(results[1]["failure"]["kind"] == "crashed");
+  CHECK_THAT(results[1]["failure"]["message"].get<std::string>(),
+             Catch::Contains("killed by signal 11 (SIGSEGV)"));
+  CHECK(results[2]["failure"]["kind"] == "error");
+  CHECK_THAT(results[2]["failure"]["message"].get<std::string>(),
+             Catch::Contains("exited with status 3"));
+  CHECK_THAT(timed_out.out, Catch::Contains("FAILED (timeout)"));
+  CHECK_THAT(killed.out, Catch::Contains("FAILED (crashed)"));
+  CHECK(schema_problems(ledger).empty());
 }
 
 TEST_CASE("an interrupted run leaves no command running behind it") {

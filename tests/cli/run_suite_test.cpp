@@ -19,7 +19,21 @@ TEST_CASE("--list names every case of the bundled suites without measuring") {
   CHECK(cases.size() == 6 + 12 + 8);
   const std::set<std::string> unique(cases.begin(), cases.end());
   CHECK(unique.size() == cases.size());
-  CHECK_THAT(listed.out, Catch::Contains("sqlite/insert_per_row journal=wal synchronous=EXTRA"));
+  CHECK_THAT(listed.out,
+             Catch::Contains("sqlite/insert_per_row journal=wal rows=2000 synchronous=EXTRA"));
+
+  // --param limit changes the pool's cases, the only ones whose work a limit changes.
+  const auto limited = run_cli({"run", "--suite", "executors", "--param", "limit=10", "--list"});
+  REQUIRE(limited.status == 0);
+  const auto limited_cases = lines_of(limited.out);
+  REQUIRE(limited_cases.size() == 6);
+  for (const std::string& name : limited_cases) {
+    INFO(name);
+    if (name.find("executor=pool") != std::string::npos)
+      CHECK_THAT(name, Catch::Contains(" limit=10 "));
+    else
+      CHECK_THAT(name, !Catch::Contains("limit="));
+  }
 
   const auto unknown = run_cli({"run", "--suite", "nope", "--list"});
   CHECK(unknown.status == 2);
@@ -91,7 +105,11 @@ TEST_CASE("the executors suite records its inputs' fingerprints and length stati
     CHECK(p["len_max"] == want["len_max"]);
     CHECK(p["len_mean"].get<double>() == want["len_mean"].get<double>());
     CHECK(p["tasks"] == 1000);
-    CHECK(p["limit"] == 50);
+    // Only the bounded pool has a limit; the other executors' work does not depend on one.
+    if (p["executor"] == "pool")
+      CHECK(p["limit"] == 50);
+    else
+      CHECK_FALSE(p.contains("limit"));
     CHECK(p["input_sha256"].get<std::string>().size() == 16);
     CHECK(r["metrics"]["items"]["value"].get<double>() ==
           Approx(1000 * r["metrics"]["throughput"]["value"].get<double>()));
@@ -122,7 +140,10 @@ TEST_CASE(
   for (const auto& r : results) {
     CHECK(r["params"]["journal"] == "wal");
     if (r["bench"] == "sqlite/insert_per_row") {
-      CHECK(r["ops"] == 400);  // 200 rows per repetition
+      // DESIGN.md's 2,000 rows whatever the repetitions: here 2 of 1,000.
+      CHECK(r["params"]["rows"] == 2000);
+      CHECK(r["ops"] == 2000);
+      CHECK(r["metrics"]["latency"]["summary"]["n"] == 2000);
       CHECK(r["metrics"]["latency"]["summary"].contains("p99"));
     } else if (r["bench"] == "sqlite/insert_batched") {
       CHECK(r["params"]["rows"] == 2000);
@@ -137,4 +158,15 @@ TEST_CASE(
     }
   }
   CHECK(schema_problems(ledger).empty());
+
+  // The rows param is the number inserted: 50 over 3 repetitions of 17, 17 and 16.
+  const auto fewer = run_cli({"run", "--suite", "sqlite", "--ledger", ledger.string(), "--filter",
+                              "insert_per_row.*synchronous=OFF", "--param", "rows=50",
+                              "--repetitions", "3", "--quiet"});
+  INFO(fewer.err);
+  REQUIRE(fewer.status == 0);
+  const auto after = results_of(read_ledger(ledger));
+  CHECK(after.back()["params"]["rows"] == 50);
+  CHECK(after.back()["ops"] == 50);
+  CHECK(after.back()["metrics"]["time"]["samples"].size() == 3);
 }

@@ -114,12 +114,13 @@ inline Invocation run_cli(const std::vector<std::string>& args,
   return run(cli(), args, cwd);
 }
 
-// Runs the CLI with stderr on a pseudo-terminal (stdout to a file): what a user at a terminal
-// sees on stderr comes back in `err`.
-inline Invocation run_cli_on_terminal(const std::vector<std::string>& args) {
+// Runs the CLI with stderr on a pseudo-terminal `columns` wide (stdout to a file): what a
+// user at a terminal sees on stderr comes back in `err`.
+inline Invocation run_cli_on_terminal(const std::vector<std::string>& args,
+                                      unsigned short columns = 160) {
   int master = -1, slave = -1;
   winsize size{};
-  size.ws_col = 160;
+  size.ws_col = columns;
   size.ws_row = 24;
   if (::openpty(&master, &slave, nullptr, nullptr, &size) != 0)
     throw std::runtime_error("openpty failed");

@@ -197,6 +197,29 @@ TEST_CASE("each combination of params is one case, the first declared varying sl
       Catch::Contains("declares a param \"concurrency\""));
 }
 
+TEST_CASE(
+    "benchmarks may share a name when their params tell the cases apart; a case declared twice "
+    "is an error") {
+  const auto body = [](State& state) {
+    for (auto _ : state) do_not_optimize(state.params().size());
+  };
+  Registry registry;
+  registry.bench("executors", body).param("executor", {"sequential"});
+  registry.bench("executors", body).param("executor", {"pool"}).param("limit", {50});
+  engine::RunSettings settings;
+  const auto cases =
+      engine::expand_cases(registry, "", settings, {{"limit", {"10"}}}, std::nullopt);
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[0].display_name() == "executors executor=sequential");
+  CHECK(cases[1].display_name() == "executors executor=pool limit=10");
+
+  registry.bench("executors", body).param("executor", {"sequential"});
+  CHECK_THROWS_WITH(
+      engine::expand_cases(registry, "", settings, {}, std::regex("pool")),
+      "case \"executors executor=sequential\" is declared twice: benchmarks that share a name "
+      "need params that tell their cases apart");
+}
+
 TEST_CASE("params are read back with their types, and a wrong type is an error naming the param") {
   Registry registry;
   registry

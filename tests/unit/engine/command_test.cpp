@@ -117,6 +117,7 @@ TEST_CASE("a run past the timeout is killed with its process group and counted")
   settings.timeout = 0.2;
   const auto outcome = engine::run_command_case(c, settings, {});
   REQUIRE(outcome.failure);
+  CHECK(outcome.failure->kind == "timeout");  // as a native case past its time limit
   CHECK(outcome.errors == 2);
   const ResultRecord r = engine::command_result(new_ulid(), c, outcome);
   CHECK(r.primary == "failed");
@@ -148,8 +149,12 @@ TEST_CASE("placeholders are filled for every combination of params, the first sl
   const auto shelled = engine::expand_command(spec, {{"n", {"1"}}, {"mode", {"x"}}}, std::nullopt);
   CHECK(shelled[0].argv == std::vector<std::string>{"/bin/sh", "-c", "tool --n=1 --mode x"});
 
-  CHECK_THROWS_WITH(engine::expand_command(spec, {{"size", {"1"}}}, std::nullopt),
-                    Catch::Contains("the command has no {size} placeholder"));
+  CHECK_THROWS_WITH(
+      engine::expand_command(spec, {{"size", {"1"}}, {"n", {"1"}}, {"mode", {"x"}}}, std::nullopt),
+      Catch::Contains("the command has no {size} placeholder"));
+  CHECK_THROWS_WITH(engine::expand_command(spec, {{"n", {"1"}}}, std::nullopt),
+                    "the command has the placeholder {mode} but no param mode gives it values: add "
+                    "--param mode=v1,v2,...");
 }
 
 TEST_CASE("prepare runs before every run and cleanup once after the last") {

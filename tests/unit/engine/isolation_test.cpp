@@ -117,3 +117,34 @@ TEST_CASE(
   CHECK(*big.measurement->peak_rss_bytes >= (64 << 20));
   CHECK(*small.measurement->peak_rss_bytes < *big.measurement->peak_rss_bytes - (48 << 20));
 }
+
+TEST_CASE(
+    "the issue's OPS form, return [&] { ... }, is safe in a forked case when its setup is kept "
+    "with State::keep") {
+  Registry registry;
+  registry
+      .ops("kept setup",
+           [](State& state) {
+             // Setup as the issue writes it, with its data kept by the case so that the [&]
+             // capture below refers to live objects on every worker thread.
+             const auto n = static_cast<std::size_t>(state.int_param("n"));
+             auto& data = state.keep(std::vector<std::int64_t>(n));
+             for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<std::int64_t>(i);
+             const auto& expected = state.keep(static_cast<std::int64_t>(n * (n - 1) / 2));
+             return [&] {
+               std::int64_t sum = 0;
+               for (std::int64_t v : data) sum += v;
+               if (sum != expected) state.fail("the kept input changed under the operation");
+             };
+           })
+      .param("n", {4096})
+      .concurrency({1, 2})
+      .ops_per_repetition(200);
+  for (const auto& c : test::cases_of(registry, 3, 1)) {
+    const auto outcome = engine::run_case_isolated(c, {}, false);
+    INFO(c.display_name() << ": " << (outcome.failure ? outcome.failure->message : ""));
+    REQUIRE(outcome.measurement);
+    CHECK(outcome.measurement->ops == 600);
+    CHECK(outcome.measurement->errors == 0);
+  }
+}

@@ -135,3 +135,73 @@ TEST_CASE("an OPS function that loops over State is told how OPS mode works") {
   CHECK_THROWS_WITH(engine::measure_case(test::cases_of(registry, 1, 0)[0], {}),
                     Catch::Contains("returns its operation"));
 }
+
+TEST_CASE(
+    "ops_per_case spreads a param's total over the repetitions, whatever their number, and the "
+    "total must cover them") {
+  Registry registry;
+  registry.ops("inserts", [](State&) { return [] { test::spin_for(1'000); }; })
+      .param("rows", {1000})
+      .ops_per_case("rows");
+  for (const int repetitions : {1, 3, 10}) {
+    INFO(repetitions << " repetitions");
+    const auto m = engine::measure_case(test::cases_of(registry, repetitions, 1)[0], {});
+    CHECK(m.ops == 1000);
+    CHECK(m.time_ns.size() == static_cast<std::size_t>(repetitions));
+    REQUIRE(m.latency);
+    CHECK(m.latency->n == 1000);
+  }
+  CHECK_THROWS_WITH(test::cases_of(registry, 2000, 0),
+                    "case \"inserts rows=1000\": rows=1000 operations in all are fewer than the "
+                    "2000 repetitions");
+
+  Registry misnamed;
+  misnamed.ops("inserts", [](State&) { return [] {}; })
+      .param("rows", {"many"})
+      .ops_per_case("rows");
+  CHECK_THROWS_WITH(test::cases_of(misnamed, 1, 0),
+                    Catch::Contains("ops_per_case names param \"rows\", which is not an integer"));
+  CHECK_THROWS_WITH(Registry()
+                        .ops("both", [](State&) { return [] {}; })
+                        .ops_per_repetition(10)
+                        .ops_per_case("rows"),
+                    Catch::Contains("exclude each other"));
+}
+
+TEST_CASE(
+    "objects kept with State::keep outlive the operation that captures them by reference, and "
+    "go after it, newest first") {
+  static std::vector<std::string> log;
+  static bool kept_alive = false;
+  log.clear();
+  struct Tracked {
+    std::string name;
+    explicit Tracked(std::string n) : name(std::move(n)) {}
+    Tracked(Tracked&& other) noexcept : name(std::move(other.name)) { other.name.clear(); }
+    ~Tracked() {
+      if (!name.empty()) log.push_back(name);
+    }
+  };
+  struct OperationEnd {
+    ~OperationEnd() { log.push_back("operation"); }
+  };
+  Registry registry;
+  registry
+      .ops("kept",
+           [](State& state) {
+             auto& first = state.keep(Tracked("first"));
+             auto& second = state.make_kept<Tracked>("second");
+             kept_alive = true;
+             auto end = std::make_shared<OperationEnd>();
+             return [&, end] {
+               if (first.name != "first" || second.name != "second")
+                 state.fail("a kept object was dead while the operation ran");
+             };
+           })
+      .ops_per_repetition(100);
+  const auto m = engine::measure_case(test::cases_of(registry, 3, 0)[0], {});
+  CHECK(kept_alive);
+  CHECK(m.ops == 300);
+  CHECK(m.errors == 0);
+  CHECK(log == std::vector<std::string>{"operation", "second", "first"});
+}
