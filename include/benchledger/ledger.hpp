@@ -81,12 +81,12 @@ class Store {
 
   // Appends a batch as one atomic unit: sets each record's `prev` (ids and times must be set),
   // writes, and returns once durable. Throws Error and appends nothing on any failure.
-  virtual AppendResult append(std::vector<Record> batch) = 0;
+  virtual AppendResult append(const std::vector<Record>& batch) = 0;
 
   // Like append, for records from elsewhere: a record whose id is present with the same
   // content (`prev` aside) is skipped; one whose id is present with other content refuses the
   // whole batch with an Error naming it.
-  virtual AppendResult import(std::vector<Record> batch) = 0;
+  virtual AppendResult import(const std::vector<Record>& batch) = 0;
 
   // Visits every complete record in order, in constant memory; `visit` returns false to stop.
   // Readers ignore a torn tail (see warnings()).

@@ -97,9 +97,17 @@ std::string now_rfc3339() {
 }
 
 std::string sha256_hex(std::string_view bytes) {
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+  // Fetched once: EVP_sha256() makes OpenSSL 3 look the implementation up on every call, a
+  // third of the cost of hashing a 1 KB record.
+  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  const EVP_MD* md = sha256 != nullptr ? sha256 : EVP_sha256();
+#else
+  const EVP_MD* md = EVP_sha256();
+#endif
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, md, nullptr) != 1) {
     throw Error("SHA-256 failed in OpenSSL");
   }
   static constexpr char k_hex[] = "0123456789abcdef";

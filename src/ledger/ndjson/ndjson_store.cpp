@@ -341,15 +341,15 @@ std::int64_t repair(int fd, const std::filesystem::path& ledger,
 NdjsonStore::NdjsonStore(std::string uri, std::filesystem::path path)
     : m_uri(std::move(uri)), m_path(std::move(path)) {}
 
-AppendResult NdjsonStore::append(std::vector<Record> batch) {
-  return append_records(std::move(batch), false);
+AppendResult NdjsonStore::append(const std::vector<Record>& batch) {
+  return append_records(batch, false);
 }
 
-AppendResult NdjsonStore::import(std::vector<Record> batch) {
-  return append_records(std::move(batch), true);
+AppendResult NdjsonStore::import(const std::vector<Record>& batch) {
+  return append_records(batch, true);
 }
 
-AppendResult NdjsonStore::append_records(std::vector<Record> batch, bool import) {
+AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool import) {
   const std::string name = m_path.string();
   // Everything that can refuse the batch by itself is checked before the file is opened (or
   // created) and the lock taken: a refused batch leaves no trace.

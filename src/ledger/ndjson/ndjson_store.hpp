@@ -29,8 +29,8 @@ class NdjsonStore final : public Store {
   NdjsonStore(std::string uri, std::filesystem::path path);
 
   std::string uri() const override { return m_uri; }
-  AppendResult append(std::vector<Record> batch) override;
-  AppendResult import(std::vector<Record> batch) override;
+  AppendResult append(const std::vector<Record>& batch) override;
+  AppendResult import(const std::vector<Record>& batch) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::optional<RunRecord> find_run(const RunSelector& selector) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
@@ -55,7 +55,7 @@ class NdjsonStore final : public Store {
   };
   bool read_lines(const std::function<bool(const LineVisit&)>& visit) const;
   Record parse_line(const LineVisit& line) const;  // throws IntegrityError naming the line
-  AppendResult append_records(std::vector<Record> batch, bool import);
+  AppendResult append_records(const std::vector<Record>& batch, bool import);
   std::vector<std::pair<std::int64_t, std::string>> run_lines(const RunSelector& selector,
                                                               std::size_t limit) const;
 

@@ -262,15 +262,15 @@ sqlite3* SqliteStore::writer() {
   return m_db;
 }
 
-AppendResult SqliteStore::append(std::vector<Record> batch) {
-  return append_records(std::move(batch), false);
+AppendResult SqliteStore::append(const std::vector<Record>& batch) {
+  return append_records(batch, false);
 }
 
-AppendResult SqliteStore::import(std::vector<Record> batch) {
-  return append_records(std::move(batch), true);
+AppendResult SqliteStore::import(const std::vector<Record>& batch) {
+  return append_records(batch, true);
 }
 
-AppendResult SqliteStore::append_records(std::vector<Record> batch, bool import) {
+AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool import) {
   const std::string name = m_path.string();
   // Everything that can refuse the batch by itself is checked before the database is opened
   // (or created) for writing: a refused batch leaves no trace.

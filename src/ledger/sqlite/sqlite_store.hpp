@@ -24,8 +24,8 @@ class SqliteStore final : public Store {
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   std::string uri() const override { return m_uri; }
-  AppendResult append(std::vector<Record> batch) override;
-  AppendResult import(std::vector<Record> batch) override;
+  AppendResult append(const std::vector<Record>& batch) override;
+  AppendResult import(const std::vector<Record>& batch) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::optional<RunRecord> find_run(const RunSelector& selector) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
@@ -46,7 +46,7 @@ class SqliteStore final : public Store {
   // The connection for reading; nullptr when the file does not exist (an empty ledger).
   sqlite3* reader() const;
   sqlite3* writer();
-  AppendResult append_records(std::vector<Record> batch, bool import);
+  AppendResult append_records(const std::vector<Record>& batch, bool import);
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
 
   std::string m_uri;
