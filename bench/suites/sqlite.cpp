@@ -4,8 +4,8 @@
 //
 // - sqlite/insert_per_row (OPS): one INSERT in its own transaction is one operation; the
 //   measured repetitions share `rows`=2,000 inserts, whatever their number (the record's `ops`
-//   is the rows inserted; `--param rows=N` inserts N), and the latency percentiles show what
-//   each commit's sync costs.
+//   is the rows measured; `--param rows=N` measures N; warm-up inserts its own rows before
+//   them, untimed), and the latency percentiles show what each commit's sync costs.
 // - sqlite/insert_batched (BENCH): one iteration inserts `rows` rows in one transaction into
 //   an emptied table (the emptying is not timed).
 // - sqlite/select_window (OPS): one SELECT of `window` rows at a random offset of a table of

@@ -312,7 +312,7 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     } else if (!a.change) {
       cc.remark = "the base centre is 0: no relative change";
     }
-    if (a.verdict == Verdict::inconclusive && !a.threshold_only && *a.p_attainable > *a.p_needed) {
+    if (a.verdict == Verdict::inconclusive && a.p_attainable && *a.p_attainable > *a.p_needed) {
       const std::string unreachable = unreachable_remark(a);
       cc.remark = cc.remark.empty() ? unreachable : cc.remark + "; " + unreachable;
     }

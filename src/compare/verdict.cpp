@@ -183,6 +183,7 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
     a.p_adjusted = adjusted[k];
     a.comparisons = tested.size();
     a.p_needed = needed[k];
+    if (options.test == DecidingTest::brunner_munzel) continue;  // no bound: see the header
     const auto sizes = std::pair{a.base_n, a.current_n};
     auto found = attainable.find(sizes);
     if (found == attainable.end()) {
@@ -197,7 +198,7 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
     if (a.verdict != Verdict::inconclusive || a.threshold_only) continue;
     // Detectable at the level the adjustment demands of this metric, not at the raw alpha: a
     // change the test cannot make significant among these comparisons is not detectable.
-    const bool reachable = *a.p_attainable <= *a.p_needed;
+    const bool reachable = !a.p_attainable || *a.p_attainable <= *a.p_needed;
     if (!reachable) a.samples_needed = samples_to_reach(options.test, *a.p_needed);
     if (all_positive(inputs[i].base) && all_positive(inputs[i].current)) {
       a.detectable =
@@ -211,6 +212,9 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
 }
 
 double smallest_attainable_p(DecidingTest test, std::size_t m, std::size_t n) {
+  if (test == DecidingTest::brunner_munzel) {
+    throw Error("brunner-munzel has no smallest attainable p-value to compute from sizes alone");
+  }
   if (m < 2 || n < 2) {
     throw Error(fmt::format("an attainable p-value needs 2 samples a side, got {} and {}", m, n));
   }

@@ -23,6 +23,7 @@
 #include "engine/histogram.hpp"
 #include "engine/native.hpp"
 #include "engine/peak_rss.hpp"
+#include "stats/summary.hpp"
 
 namespace benchledger::engine {
 
@@ -41,12 +42,6 @@ std::string describe_exception(const std::exception_ptr& error) {
 // No loop iteration or operation takes less than a fraction of a clock cycle: a quarter of
 // one at 5 GHz. Anything faster is a body the compiler removed (or hoisted out of the loop).
 constexpr double k_implausible_ns_per_op = 0.05;
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 std::string format_duration_ns(double ns) {
   if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
@@ -540,13 +535,13 @@ CaseMeasurement measure_case(const NativeCase& c, const PhaseSink& sink) {
       machine.batch() * (c.benchmark->mode() == Benchmark::Mode::bench ? c.concurrency : 1);
   m.peak_rss_bytes = peak_rss_bytes();
   auto& warnings = machine.warnings();
-  if (!m.time_ns.empty() && median_of(m.time_ns) < k_implausible_ns_per_op) {
+  const double median_ns = m.time_ns.empty() ? 0 : stats::median(m.time_ns);
+  if (!m.time_ns.empty() && median_ns < k_implausible_ns_per_op) {
     warnings.push_back(fmt::format(
         "{:.2g} ns per {} is less than a clock cycle can do: the compiler probably deleted the "
         "loop's body or its work; keep the results with benchledger::do_not_optimize(value) or "
         "benchledger::clobber_memory()",
-        median_of(m.time_ns),
-        c.benchmark->mode() == Benchmark::Mode::bench ? "iteration" : "operation"));
+        median_ns, c.benchmark->mode() == Benchmark::Mode::bench ? "iteration" : "operation"));
   } else if (machine.short_warning()) {
     warnings.push_back(*machine.short_warning());
   }

@@ -328,6 +328,26 @@ void write_metric(CanonicalWriter& w, std::string_view name, const Metric& metri
   w.close('}');
 }
 
+// The members of one object of the record whose fields are optional values; each is named
+// `prefix` + key in errors.
+class OptionalMembers {
+ public:
+  OptionalMembers(CanonicalWriter& w, std::string_view prefix) : m_w(w), m_prefix(prefix) {
+    m_w.open('{');
+  }
+  template <class T>
+  OptionalMembers& operator()(std::string_view key, const std::optional<T>& value) {
+    m_w.key(key);
+    m_w.optional(value, FieldPath{m_prefix, key, {}, {}});
+    return *this;
+  }
+  void close() { m_w.close('}'); }
+
+ private:
+  CanonicalWriter& m_w;
+  std::string_view m_prefix;
+};
+
 void write_env(CanonicalWriter& w, const Env& env) {
   const CpuInfo& cpu = env.cpu;
   const Runtimes& rt = env.runtimes;
@@ -335,90 +355,37 @@ void write_env(CanonicalWriter& w, const Env& env) {
   w.key("host");
   w.optional(env.host, at("env.host"));
   w.key("cpu");
-  w.open('{');
-  w.key("model");
-  w.optional(cpu.model, at("env.cpu.model"));
-  w.key("vendor");
-  w.optional(cpu.vendor, at("env.cpu.vendor"));
-  w.key("arch");
-  w.optional(cpu.arch, at("env.cpu.arch"));
-  w.key("logical");
-  w.optional(cpu.logical, at("env.cpu.logical"));
-  w.key("physical");
-  w.optional(cpu.physical, at("env.cpu.physical"));
-  w.key("sockets");
-  w.optional(cpu.sockets, at("env.cpu.sockets"));
-  w.key("online");
-  w.optional(cpu.online, at("env.cpu.online"));
-  w.key("affinity");
-  w.optional(cpu.affinity, at("env.cpu.affinity"));
-  w.key("quota");
-  w.optional(cpu.quota, at("env.cpu.quota"));
-  w.key("mhz");
-  w.optional(cpu.mhz, at("env.cpu.mhz"));
-  w.key("governor");
-  w.optional(cpu.governor, at("env.cpu.governor"));
-  w.key("turbo");
-  w.optional(cpu.turbo, at("env.cpu.turbo"));
-  w.key("smt");
-  w.optional(cpu.smt, at("env.cpu.smt"));
-  w.key("cache_bytes");
-  w.open('{');
-  w.key("l1d");
-  w.optional(cpu.cache_bytes.l1d, at("env.cpu.cache_bytes.l1d"));
-  w.key("l2");
-  w.optional(cpu.cache_bytes.l2, at("env.cpu.cache_bytes.l2"));
-  w.key("l3");
-  w.optional(cpu.cache_bytes.l3, at("env.cpu.cache_bytes.l3"));
-  w.close('}');
+  OptionalMembers(w, "env.cpu.")("model", cpu.model)("vendor", cpu.vendor)("arch", cpu.arch)(
+      "logical", cpu.logical)("physical", cpu.physical)("sockets", cpu.sockets)(
+      "online", cpu.online)("affinity", cpu.affinity)("quota", cpu.quota)("mhz", cpu.mhz)(
+      "governor", cpu.governor)("turbo", cpu.turbo)("smt", cpu.smt);
+  w.key("cache_bytes");  // cpu's last member, an object of its own; cpu closes after it
+  OptionalMembers(w, "env.cpu.cache_bytes.")("l1d", cpu.cache_bytes.l1d)("l2", cpu.cache_bytes.l2)(
+      "l3", cpu.cache_bytes.l3)
+      .close();
   w.close('}');
   w.key("memory");
-  w.open('{');
-  w.key("total_bytes");
-  w.optional(env.memory.total_bytes, at("env.memory.total_bytes"));
-  w.key("limit_bytes");
-  w.optional(env.memory.limit_bytes, at("env.memory.limit_bytes"));
-  w.close('}');
+  OptionalMembers(w, "env.memory.")("total_bytes", env.memory.total_bytes)("limit_bytes",
+                                                                           env.memory.limit_bytes)
+      .close();
   w.key("os");
-  w.open('{');
-  w.key("name");
-  w.optional(env.os.name, at("env.os.name"));
-  w.key("version");
-  w.optional(env.os.version, at("env.os.version"));
-  w.key("kernel");
-  w.optional(env.os.kernel, at("env.os.kernel"));
-  w.close('}');
+  OptionalMembers(w, "env.os.")("name", env.os.name)("version", env.os.version)("kernel",
+                                                                                env.os.kernel)
+      .close();
   w.key("virtualization");
   w.optional(env.virtualization, at("env.virtualization"));
   w.key("container");
-  w.open('{');
-  w.key("kind");
-  w.optional(env.container.kind, at("env.container.kind"));
-  w.key("docker_version");
-  w.optional(env.container.docker_version, at("env.container.docker_version"));
-  w.close('}');
+  OptionalMembers(w, "env.container.")("kind", env.container.kind)("docker_version",
+                                                                   env.container.docker_version)
+      .close();
   w.key("clock");
-  w.open('{');
-  w.key("source");
-  w.optional(env.clock.source, at("env.clock.source"));
-  w.key("read_ns");
-  w.optional(env.clock.read_ns, at("env.clock.read_ns"));
-  w.close('}');
+  OptionalMembers(w, "env.clock.")("source", env.clock.source)("read_ns", env.clock.read_ns)
+      .close();
   w.key("runtimes");
-  w.open('{');
-  w.key("compiler");
-  w.optional(rt.compiler, at("env.runtimes.compiler"));
-  w.key("build_type");
-  w.optional(rt.build_type, at("env.runtimes.build_type"));
-  w.key("node");
-  w.optional(rt.node, at("env.runtimes.node"));
-  w.key("python");
-  w.optional(rt.python, at("env.runtimes.python"));
-  w.key("postgres_client");
-  w.optional(rt.postgres_client, at("env.runtimes.postgres_client"));
-  w.key("postgres_server");
-  w.optional(rt.postgres_server, at("env.runtimes.postgres_server"));
-  w.close('}');
+  OptionalMembers(w, "env.runtimes.")("compiler", rt.compiler)("build_type", rt.build_type)(
+      "node", rt.node)("python", rt.python)("postgres_client", rt.postgres_client)(
+      "postgres_server", rt.postgres_server)
+      .close();
   w.key("load_avg");
   if (env.load_avg) {
     w.open('[');
@@ -452,14 +419,9 @@ void write_record(CanonicalWriter& w, const RunRecord& run, std::string_view pre
   w.key("project");
   w.string(run.project, at("project"));
   w.key("git");
-  w.open('{');
-  w.key("commit");
-  w.optional(run.git.commit, at("git.commit"));
-  w.key("branch");
-  w.optional(run.git.branch, at("git.branch"));
-  w.key("dirty");
-  w.optional(run.git.dirty, at("git.dirty"));
-  w.close('}');
+  OptionalMembers(w, "git.")("commit", run.git.commit)("branch", run.git.branch)("dirty",
+                                                                                 run.git.dirty)
+      .close();
   w.key("env");
   write_env(w, run.env);
   w.key("warnings");

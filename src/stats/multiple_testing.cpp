@@ -9,18 +9,28 @@
 
 namespace benchledger::stats {
 
-std::vector<double> benjamini_hochberg(std::span<const double> p) {
-  const std::size_t m = p.size();
-  for (std::size_t i = 0; i < m; ++i) {
+namespace {
+
+// The indices of p in ascending order of p, after checking that each is a probability. Stable,
+// so equal p-values keep input order and the output is the same on every platform.
+std::vector<std::size_t> ascending_order(std::span<const double> p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
     if (!(p[i] >= 0.0 && p[i] <= 1.0)) {
       throw Error(fmt::format("p-value {} is {}, not a probability", i, p[i]));
     }
   }
-  std::vector<std::size_t> order(m);
+  std::vector<std::size_t> order(p.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  // Stable, so equal p-values keep input order and the output is the same on every platform.
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  return order;
+}
+
+}  // namespace
+
+std::vector<double> benjamini_hochberg(std::span<const double> p) {
+  const std::size_t m = p.size();
+  const std::vector<std::size_t> order = ascending_order(p);
   std::vector<double> adjusted(m);
   double running_min = 1.0;
   for (std::size_t r = m; r-- > 0;) {
@@ -34,15 +44,7 @@ std::vector<double> benjamini_hochberg(std::span<const double> p) {
 std::vector<double> benjamini_hochberg_levels(std::span<const double> p, double q) {
   if (!(q > 0.0 && q <= 1.0)) throw Error(fmt::format("level {} is outside (0, 1]", q));
   const std::size_t m = p.size();
-  for (std::size_t i = 0; i < m; ++i) {
-    if (!(p[i] >= 0.0 && p[i] <= 1.0)) {
-      throw Error(fmt::format("p-value {} is {}, not a probability", i, p[i]));
-    }
-  }
-  std::vector<std::size_t> order(m);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  const std::vector<std::size_t> order = ascending_order(p);
   const auto sorted = [&](std::size_t k) { return p[order[k - 1]]; };  // k-th smallest, 1-based
   const auto level = [&](std::size_t k) {
     return static_cast<double>(k) * q / static_cast<double>(m);

@@ -319,8 +319,12 @@ std::int64_t repair(int fd, const std::filesystem::path& ledger,
           fmt::format("{}: moved {} bytes of an interrupted append (from byte {}) to {}", name,
                       size - marker->offset, marker->offset, side));
       size = marker->offset;
+    } else if (ours) {
+      // Its batch left no bytes, so the next batch is written where it would have been: the
+      // marker must not come back after a crash and describe that batch as partial.
+      remove_marker_durably(fd, ledger);
     } else {
-      // Invalid, for another file, or its batch left no bytes: it describes nothing here.
+      // Invalid (its batch had not started) or for another file: it describes nothing here.
       remove_marker(ledger);
     }
   }

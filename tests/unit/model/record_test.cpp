@@ -319,3 +319,67 @@ TEST_CASE("a string that is not UTF-8 is refused when written, naming the field"
     CHECK_THROWS_WITH(serialize(note), Catch::Contains("is not valid UTF-8"));
   }
 }
+
+// Ledgers written before this writer hold bytes that nlohmann's tree and dump() wrote: the
+// lines below came from that writer (commit f4d64bf) for records with every kind of value a
+// record holds, unknown fields (one named like a known field) and escapes. Any change of key
+// order, of where unknown fields go, or of a number's or string's form would change the hashes
+// of chains written since, and fails here.
+TEST_CASE("canonical bytes are the ones the ledger's earlier writer wrote") {
+  RunRecord run = sample_run();
+  run.label.reset();
+  run.warnings = {"tab\there \"quoted\" back\\slash", "ctl \x01\x1f é 漢 😀"};
+  run.env.cpu.quota = 1.5;
+  run.env.cpu.turbo = false;
+  run.env.memory.limit_bytes = 1073741824;
+  run.env.load_avg.reset();
+  run.header.extra = {{"zz_later", {{"b", 2}, {"a", {1.5, nullptr, true}}}},
+                      {"aa_first", "x"},
+                      {"label", "ignored"}};
+  ResultRecord result = sample_result();
+  result.params["é/ünï"] = std::string("v\n2");
+  result.params["neg"] = -0.0;
+  result.params["big"] = std::int64_t{-9007199254740993};
+  result.params["tiny"] = 5e-324;
+  result.params["exp"] = 1e21;
+  result.metrics["time"].summary.p999 = 1e-7;
+  result.header.extra = {{"z", {{"k", "v"}}}};
+  NoteRecord note = sample_note();
+  note.bench.reset();
+
+  const std::string golden[] = {
+      R"({"schema":"benchledger/1","type":"run","id":"01JDQ8Z6X0000000000000000A","time":"2026-11-2)"
+      R"(2T04:27:59.123456Z","prev":"00000000000000000000000000000000000000000000000000000000000000)"
+      R"(00","label":null,"project":"benchledger","git":{"commit":"0544d13c0ffee0544d13c0ffee0544d1)"
+      R"(3c0ffee0","branch":"main","dirty":false},"env":{"host":"bench-01","cpu":{"model":"AMD EPYC)"
+      R"( 7B13","vendor":"AuthenticAMD","arch":"x86_64","logical":2,"physical":1,"sockets":1,"onlin)"
+      R"(e":2,"affinity":2,"quota":1.5,"mhz":2449.998,"governor":null,"turbo":false,"smt":true,"cac)"
+      R"(he_bytes":{"l1d":32768,"l2":524288,"l3":33554432}},"memory":{"total_bytes":25769803776,"li)"
+      R"(mit_bytes":1073741824},"os":{"name":"Debian GNU/Linux","version":"12","kernel":"6.1.0-27-c)"
+      R"(loud-amd64"},"virtualization":"kvm","container":{"kind":"docker","docker_version":null},"c)"
+      R"(lock":{"source":"kvm-clock","read_ns":24.5},"runtimes":{"compiler":"gcc 12.2.0","build_typ)"
+      R"(e":"Release","node":"v20.20.2","python":null,"postgres_client":null,"postgres_server":null)"
+      R"(},"load_avg":null,"fingerprint":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)"
+      R"(aaaaaaa"},"warnings":["tab\there \"quoted\" back\\slash","ctl \u0001\u001f é 漢 😀"],"comman)"
+      R"(d":["bench-run","--suite","executors"],"source":"native","aa_first":"x","zz_later":{"a":[1)"
+      R"(.5,null,true],"b":2}})",
+      R"({"schema":"benchledger/1","type":"result","id":"01JDQ8Z6X0000000000000000B","time":"2026-1)"
+      R"(1-22T04:28:00.000001Z","prev":"00000000000000000000000000000000000000000000000000000000000)"
+      R"(00000","run":"01JDQ8Z6X0000000000000000A","bench":"executors/sort","params":{"big":-900719)"
+      R"(9254740993,"executor":"pool","exp":1e+21,"mixed":false,"n":2000,"neg":-0.0,"ratio":0.5,"ti)"
+      R"(ny":5e-324,"é/ünï":"v\n2"},"metrics":{"latency":{"unit":"ns","better":"lower","samples":[9)"
+      R"(00.0,950.0,1000.0],"value":950.0,"summary":{"n":3,"mean":950.0,"median":950.0,"stddev":50.)"
+      R"(0,"min":900.0,"max":1000.0,"p50":950.0,"p99":1000.0}},"throughput":{"unit":"ops/s","better)"
+      R"(":"higher","value":9377.62,"summary":{"n":1,"mean":9377.62,"median":9377.62,"stddev":0.0,")"
+      R"(min":9377.62,"max":9377.62}},"time":{"unit":"ns","better":"lower","samples":[1200.5,1190.2)"
+      R"(5,1210.0,1205.125],"value":1202.8125,"summary":{"n":4,"mean":1201.46875,"median":1202.8125)"
+      R"(,"stddev":8.425145275700988,"min":1190.25,"max":1210.0,"p999":1e-07}}},"primary":"time","o)"
+      R"(ps":4000,"errors":2,"z":{"k":"v"}})",
+      R"({"schema":"benchledger/1","type":"note","id":"01JDQ8Z6X0000000000000000C","time":"2026-11-)"
+      R"(22T05:00:00.000000Z","prev":"0000000000000000000000000000000000000000000000000000000000000)"
+      R"(000","target":"01JDQ8Z6X0000000000000000B","bench":null,"kind":"accept-regression","text":)"
+      R"("the pool now checks bounds; 3% is the price","author":"ci"})"};
+  CHECK(serialize(run) == golden[0]);
+  CHECK(serialize(result) == golden[1]);
+  CHECK(serialize(note) == golden[2]);
+}
