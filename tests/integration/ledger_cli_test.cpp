@@ -14,10 +14,6 @@ using namespace benchledger::testing;
 
 namespace {
 
-std::vector<std::string> store_uris(const ScratchDir& dir) {
-  return {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string()};
-}
-
 // The whitespace-separated words of a table row.
 std::vector<std::string> words(const std::string& line) {
   std::istringstream in(line);

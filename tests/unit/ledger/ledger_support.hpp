@@ -60,6 +60,11 @@ inline std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// Each store under test, as a URI in a scratch directory.
+inline std::vector<std::string> store_uris(const ScratchDir& dir) {
+  return {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string()};
+}
+
 // A run with a fresh id and time, and `count` results for it: one batch as bench-run makes it.
 inline std::vector<Record> fresh_batch(const std::string& label, int count,
                                        const std::string& commit = "0544d13c0ffee") {

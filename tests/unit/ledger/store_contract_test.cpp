@@ -14,11 +14,6 @@ using namespace benchledger::testing;
 
 namespace {
 
-// Each store under test, as a URI in a scratch directory.
-std::vector<std::string> store_uris(const ScratchDir& dir) {
-  return {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string()};
-}
-
 std::vector<std::string> all_bytes(const Store& store) {
   std::vector<std::string> out;
   store.scan_bytes([&](std::int64_t, std::string_view bytes) {
