@@ -174,7 +174,9 @@ std::string serialize(const Record& record);
 // without copying it).
 std::string serialize(const Record& record, std::string_view prev);
 
-// Canonical JSON of parts, for the places that embed them (env --format json, reports).
+// Canonical JSON of parts, for the places that embed them (env --format json, reports): the
+// same members in the same order as in a record. to_json(Env) and to_json(Metric) throw
+// benchledger::Error where serialize() would (NaN, infinity, a string that is not UTF-8).
 nlohmann::ordered_json to_json(const Env& env);
 nlohmann::ordered_json to_json(const Metric& metric);
 nlohmann::ordered_json to_json(const ParamValue& value);
