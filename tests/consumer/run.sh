@@ -8,7 +8,12 @@ source=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$source/tests/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+# A consumer is built with the flags the library was (the asan preset's sanitizers must link).
+cache="$build/CMakeCache.txt"
+cxx_flags=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$cache")
+link_flags=$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$cache")
+cmake -S "$source/tests/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$link_flags" >/dev/null
 cmake --build "$work/build" >/dev/null
 "$work/build/consumer"
 (cd "$work" && "$work/build/consumer_benchmarks" --ledger "$work/ledger.ndjson" --repetitions 3 \

@@ -1,5 +1,6 @@
-// Two BENCH loops compiled with optimization whatever the build type (CMakeLists.txt), for
-// optimized_away_test.cpp: one whose body the compiler deletes, one it must keep.
+// Two BENCH loops compiled with optimization and without sanitizers whatever the build type
+// (CMakeLists.txt), for optimized_away_test.cpp: one whose body the compiler deletes, one it
+// must keep.
 #include "optimized_away_fixture.hpp"
 
 namespace benchledger::test {

@@ -33,7 +33,8 @@ TEST_CASE("peek_canonical reads type, id, prev and a result's run as parse_recor
 
 TEST_CASE("peek_run reads a run's label and commit, null included") {
   RunRecord run = testing::sample_run();
-  auto peek = peek_run(serialize(run));
+  const std::string bytes = serialize(run);  // the peek's views point into it
+  auto peek = peek_run(bytes);
   REQUIRE(peek);
   CHECK(peek->label == std::optional<std::string_view>("baseline"));
   CHECK(peek->commit == std::optional<std::string_view>(*run.git.commit));
@@ -41,7 +42,8 @@ TEST_CASE("peek_run reads a run's label and commit, null included") {
   run.label.reset();
   run.git.commit.reset();
   run.project = "quote \" and back\\slash";  // escapes in a field read before git
-  peek = peek_run(serialize(run));
+  const std::string unlabelled = serialize(run);
+  peek = peek_run(unlabelled);
   REQUIRE(peek);
   CHECK_FALSE(peek->label);
   CHECK_FALSE(peek->commit);
