@@ -46,9 +46,8 @@ std::vector<Trend> trends_of(const std::vector<RunData>& history) {
   return trends;
 }
 
-}  // namespace
-
-TEST_CASE("the HTML page draws a trend per case, scaling curves and distributions") {
+// A current run against its baseline, with eight earlier runs for the trends.
+ReportInput full_input() {
   ReportInput input;
   input.base = fixtures::baseline_run();
   input.runs.push_back(fixtures::current_run());
@@ -57,6 +56,13 @@ TEST_CASE("the HTML page draws a trend per case, scaling curves and distribution
                                                       {{input.runs[0].run}, input.runs[0].results},
                                                       {}, compare::CompareOptions{})});
   input.trends = trends_of(fixtures::history_before(fixtures::current_run(), 8));
+  return input;
+}
+
+}  // namespace
+
+TEST_CASE("the HTML page draws a trend per case, scaling curves and distributions") {
+  const ReportInput input = full_input();
   const std::string html = render_html(input);
 
   const std::size_t cases = input.runs[0].results.size();  // 17
@@ -190,18 +196,6 @@ std::vector<std::string> texts_with(const std::string& svg, const std::string& a
     texts.push_back((*it)[1]);
   }
   return texts;
-}
-
-ReportInput full_input() {
-  ReportInput input;
-  input.base = fixtures::baseline_run();
-  input.runs.push_back(fixtures::current_run());
-  input.comparisons.push_back({input.runs[0].run.header.id,
-                               compare::compare_sides({{input.base->run}, input.base->results},
-                                                      {{input.runs[0].run}, input.runs[0].results},
-                                                      {}, compare::CompareOptions{})});
-  input.trends = trends_of(fixtures::history_before(fixtures::current_run(), 8));
-  return input;
 }
 
 const std::regex k_unit_label(R"(^\S.* \(([^()]+)\)$)");
