@@ -254,6 +254,17 @@ TEST_CASE("an invalid record refuses its whole batch and nothing is appended") {
     header_of(bad_id[0]).id = "not-a-ulid";
     CHECK_THROWS_WITH(store->append(bad_id), Catch::Contains("field \"id\""));
     CHECK(all_bytes(*store) == before);
+
+    // A batch large enough to be serialized on several threads still names its first bad
+    // record, wherever the slices between threads fall.
+    auto large = fresh_batch("current", 999);
+    std::get<ResultRecord>(large[700]).primary = "no-such-metric";
+    std::get<ResultRecord>(large[300]).bench = "";
+    CHECK_THROWS_WITH(store->append(large), Catch::Contains("record 301 of the batch") &&
+                                                Catch::Contains("field \"bench\""));
+    std::get<ResultRecord>(large[300]).bench = "fixed";
+    CHECK_THROWS_WITH(store->append(large), Catch::Contains("record 701 of the batch"));
+    CHECK(all_bytes(*store) == before);
   }
 }
 
