@@ -6,6 +6,7 @@
 #include <benchledger/record.hpp>
 
 #include "model/json_reader.hpp"
+#include "model/record_parse_fast.hpp"
 
 namespace benchledger {
 namespace model {
@@ -349,6 +350,11 @@ Env env_from_json(const nlohmann::json& json) {
 }
 
 Record parse_record(std::string_view line) {
+  if (auto record = model::parse_record_fast(line)) return std::move(*record);
+  return model::parse_record_slow(line);
+}
+
+Record model::parse_record_slow(std::string_view line) {
   if (line.size() > k_max_line_bytes) {
     throw Error("record is " + std::to_string(line.size()) + " bytes, over the limit of " +
                 std::to_string(k_max_line_bytes) + " bytes a line");

@@ -1,6 +1,7 @@
 // libFuzzer target for the record parser: parse_record() on any bytes either throws
-// benchledger::Error or returns a record that round-trips through its canonical bytes, and the
-// ledger's fixed-offset reads and append()'s record check agree with the parse. Anything else (a
+// benchledger::Error or returns a record that round-trips through its canonical bytes; its fast
+// path (simdjson) and its full path (nlohmann) agree; and the ledger's fixed-offset reads and
+// append()'s record check agree with the parse. Anything else (a
 // crash, another exception, a broken round trip) is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "ledger/canonical.hpp"
 #include "ledger/record_check.hpp"
+#include "model/record_parse_fast.hpp"
 
 namespace {
 
@@ -23,12 +25,17 @@ void require(bool condition) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);
+  // parse_record's simdjson fast path returns exactly what the nlohmann path returns, or
+  // leaves the line to it: it never accepts what the other refuses.
+  const auto fast = benchledger::model::parse_record_fast(line);
   benchledger::Record record;
   try {
-    record = benchledger::parse_record(line);
+    record = benchledger::model::parse_record_slow(line);
   } catch (const benchledger::Error&) {
+    require(!fast.has_value());
     return 0;  // refused with a message: what bad input should get
   }
+  if (fast) require(*fast == record);
   benchledger::ledger::check_record(record);  // what append() checks must accept it too
   std::string bytes;
   try {

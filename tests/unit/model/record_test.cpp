@@ -10,6 +10,7 @@
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
 
+#include "model/record_parse_fast.hpp"
 #include "model_fixtures.hpp"
 
 using namespace benchledger;
@@ -302,6 +303,85 @@ TEST_CASE("canonical bytes are the ones nlohmann's dump writes, for random strin
       CHECK(serialize(parse_record(bytes)) == bytes);
     }
   }
+}
+
+// parse_record() reads the records benchledger writes through simdjson and leaves anything
+// else to nlohmann; the nlohmann path is the oracle. Random records and random damage to them:
+// whatever the fast path accepts, the full path must accept as the same record, and nothing the
+// full path refuses may get through.
+TEST_CASE("parse_record's fast path reads random records and their mutations as the full path") {
+  std::mt19937_64 rng(20261123);
+  static const std::string k_tokens[] = {"-0",
+                                         "-0.0",
+                                         "1e400",
+                                         "null",
+                                         "true",
+                                         "\"x\"",
+                                         "[]",
+                                         "{}",
+                                         "1.5",
+                                         "7",
+                                         "-7",
+                                         "\"\\ud800\"",
+                                         "18446744073709551615",
+                                         "9223372036854775808"};
+  int fast_reads = 0, agreed_refusals = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    RunRecord run = sample_run();
+    run.project = random_utf8(rng);
+    run.env.cpu.mhz = random_double(rng);
+    run.env.load_avg = std::vector<double>{random_double(rng), random_double(rng), 0};
+    ResultRecord result = sample_result();
+    result.bench = "bench/" + random_utf8(rng);
+    result.params = {{random_utf8(rng), random_double(rng)},
+                     {random_utf8(rng), static_cast<std::int64_t>(rng())}};
+    Metric& time = result.metrics["time"];
+    time.samples = std::vector<double>{random_double(rng), random_double(rng)};
+    time.value = random_double(rng);
+    NoteRecord note = sample_note();
+    note.text = random_utf8(rng);
+    const Record records[] = {run, result, note};
+    std::string line = serialize(records[trial % 3]);
+    if (trial % 4 != 0) {  // three in four damaged: a byte, a cut, a value, a member
+      const std::size_t at = rng() % line.size();
+      switch (rng() % 4) {
+        case 0:
+          line[at] = static_cast<char>(rng());
+          break;
+        case 1:
+          line.erase(at, 1 + rng() % 8);
+          break;
+        case 2: {
+          const std::size_t colon = line.find(':', at);
+          if (colon == std::string::npos) break;
+          const std::size_t end = line.find_first_of(",}]", colon + 1);
+          line.replace(colon + 1, end - colon - 1, k_tokens[rng() % std::size(k_tokens)]);
+          break;
+        }
+        default: {
+          const std::size_t brace = line.find('{', at);
+          if (brace != std::string::npos) line.insert(brace + 1, "\"bench\":\"twice\",");
+        }
+      }
+    }
+    INFO(line);
+    const auto fast = model::parse_record_fast(line);
+    std::optional<Record> full;
+    try {
+      full = model::parse_record_slow(line);
+    } catch (const Error&) {
+    }
+    if (!full) {
+      CHECK_FALSE(fast.has_value());
+      ++agreed_refusals;
+    } else if (fast) {
+      CHECK(*fast == *full);
+      ++fast_reads;
+    }
+  }
+  // Both branches were taken often: a test that never reaches one of them checks nothing there.
+  CHECK(fast_reads > 700);
+  CHECK(agreed_refusals > 700);
 }
 
 TEST_CASE("a string that is not UTF-8 is refused when written, naming the field") {
