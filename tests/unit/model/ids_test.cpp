@@ -20,6 +20,7 @@ TEST_CASE("a ULID is 26 Crockford base32 characters") {
   CHECK_FALSE(is_ulid("01JDQ8Z6X0000000000000000I"));  // I is not Crockford
   CHECK_FALSE(is_ulid("81JDQ8Z6X0000000000000000A"));  // over 128 bits
   CHECK_FALSE(is_ulid("01jdq8z6x0000000000000000a"));  // lower case is not canonical
+  CHECK_FALSE(is_ulid(std::string_view("01JDQ8Z6X00000000000000\0AA", 26)));  // a NUL byte
 }
 
 TEST_CASE("ULIDs sort in creation order and a million have no duplicate") {
