@@ -9,8 +9,10 @@
 // escapes them with ensure_ascii off.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -71,34 +73,45 @@ struct FieldPath {
   }
 };
 
-// Appends canonical JSON to one string.
+// Appends canonical JSON to one string. Serializing is most of what appending to an NDJSON
+// ledger costs (docs/ledger.md, "Performance"), so bytes go straight into the string's storage:
+// room() makes space once per token, and a string's plain ASCII is scanned and copied eight
+// bytes at a time. finish() trims the string to what was written.
 class CanonicalWriter {
  public:
-  explicit CanonicalWriter(std::string& out) : m_out(out) {}
+  explicit CanonicalWriter(std::string& out) : m_out(out), m_size(out.size()) {
+    m_out.resize(m_out.capacity());  // what was reserved is room already
+  }
+
+  // Call once, when done: the string then holds exactly the bytes written.
+  void finish() { m_out.resize(m_size); }
 
   // Opens an object or array, and separates members.
   void open(char bracket) {
     separate();
-    m_out += bracket;
+    put(bracket);
     m_first = true;
   }
   void close(char bracket) {
-    m_out += bracket;
+    put(bracket);
     m_first = false;
   }
   // `"name":` for a name known to need no escaping.
   void key(std::string_view name) {
     separate();
-    m_out += '"';
-    m_out += name;
-    m_out += "\":";
+    char* at = room(name.size() + 3);
+    at[0] = '"';
+    std::memcpy(at + 1, name.data(), name.size());
+    at[name.size() + 1] = '"';
+    at[name.size() + 2] = ':';
+    m_size += name.size() + 3;
     m_first = true;  // the value that follows takes no comma
   }
   // `"name":` for a name from the record (a param or metric name).
   void key(std::string_view name, const FieldPath& field) {
     separate();
     string_body(name, field);
-    m_out += ':';
+    put(':');
     m_first = true;
   }
 
@@ -108,15 +121,16 @@ class CanonicalWriter {
   }
   void null() {
     separate();
-    m_out += "null";
+    put("null");
   }
   void boolean(bool value) {
     separate();
-    m_out += value ? "true" : "false";
+    put(value ? "true" : "false");
   }
   void integer(std::int64_t value) {
     separate();
-    m_out += std::to_string(value);
+    char* at = room(20);
+    m_size += static_cast<std::size_t>(std::to_chars(at, at + 20, value).ptr - at);
   }
   void number(double value, const FieldPath& field) {
     if (!std::isfinite(value)) {
@@ -124,10 +138,18 @@ class CanonicalWriter {
                   "\": NaN or infinity cannot be written (JSON has no such number)");
     }
     separate();
-    std::array<char, 64> buffer{};
-    const char* end =
-        nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    m_out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+    // A record repeats many of its numbers (the median is the value and p50, min and max are
+    // samples): the last few numbers' text is kept, as printing one costs 15 times a lookup.
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    Printed& memo = m_printed[(bits ^ (bits >> 29) ^ (bits >> 47)) % k_printed];
+    if (memo.length == 0 || memo.bits != bits) {
+      const char* end = nlohmann::detail::to_chars(memo.text, memo.text + sizeof memo.text, value);
+      memo.bits = bits;
+      memo.length = static_cast<std::uint8_t>(end - memo.text);
+    }
+    std::memcpy(room(sizeof memo.text), memo.text, sizeof memo.text);  // a fixed size: no call
+    m_size += memo.length;
   }
   // A value that is not part of the schema (an unknown field kept verbatim).
   void json(const nlohmann::json& value, const FieldPath& where) {
@@ -135,7 +157,7 @@ class CanonicalWriter {
     refuse_non_finite(value, field);
     separate();
     try {
-      m_out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+      put(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict));
     } catch (const nlohmann::json::type_error& e) {
       throw Error("field \"" + field + "\": a string is not valid UTF-8 (" + e.what() + ")");
     }
@@ -157,63 +179,107 @@ class CanonicalWriter {
   }
 
  private:
+  // Space for `bytes` more bytes at the end of what was written; returns where they go.
+  char* room(std::size_t bytes) {
+    if (m_out.size() - m_size < bytes) [[unlikely]]
+      grow(bytes);
+    return m_out.data() + m_size;
+  }
+  [[gnu::noinline]] void grow(std::size_t bytes) {
+    m_out.resize(std::max(2 * m_out.size(), m_size + bytes));
+  }
+  void put(char c) {
+    *room(1) = c;
+    ++m_size;
+  }
+  void put(std::string_view text) {
+    std::memcpy(room(text.size()), text.data(), text.size());
+    m_size += text.size();
+  }
+
   void separate() {
-    if (!m_first) m_out += ',';
+    if (!m_first) put(',');
     m_first = false;
+  }
+
+  // True when none of the eight bytes of `word` needs a look: no control character, no quote
+  // or backslash, nothing from 0x80 up (which must be checked as UTF-8).
+  static bool plain8(std::uint64_t word) {
+    constexpr std::uint64_t k_ones = 0x0101010101010101u;
+    constexpr std::uint64_t k_highs = 0x8080808080808080u;
+    const auto has_zero = [](std::uint64_t x) { return (x - k_ones) & ~x & k_highs; };
+    const std::uint64_t below_space = (word - k_ones * 0x20) & ~word & k_highs;
+    return ((below_space | has_zero(word ^ (k_ones * '"')) | has_zero(word ^ (k_ones * '\\')) |
+             word) &
+            k_highs) == 0;
   }
 
   // As nlohmann's dump() escapes with ensure_ascii off: the two-character escapes it knows,
   // \u00xx (lower-case hex) for the other control characters, everything else verbatim.
   void string_body(std::string_view text, const FieldPath& field) {
     static constexpr char k_hex[] = "0123456789abcdef";
-    m_out += '"';
-    std::size_t plain = 0;  // start of the run of bytes copied verbatim
+    // Room for the worst case, every byte a \u00xx escape, so that nothing below checks.
+    char* out = room(6 * text.size() + 2);
+    char* const start = out;
+    *out++ = '"';
     for (std::size_t i = 0; i < text.size();) {
+      if (i + 8 <= text.size()) {
+        std::uint64_t word;
+        std::memcpy(&word, text.data() + i, 8);
+        if (plain8(word)) {
+          std::memcpy(out, &word, 8);
+          out += 8;
+          i += 8;
+          continue;
+        }
+      }
       const auto c = static_cast<unsigned char>(text[i]);
       if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+        *out++ = static_cast<char>(c);
         ++i;
         continue;
       }
       if (c >= 0x80) {
         const std::size_t length = utf8_sequence(text, i);
-        if (length == 0) {
-          throw Error(fmt_utf8_error(field, i, c));
-        }
+        if (length == 0) throw Error(fmt_utf8_error(field, i, c));
+        std::memcpy(out, text.data() + i, length);
+        out += length;
         i += length;
         continue;
       }
-      m_out.append(text.data() + plain, i - plain);
+      *out++ = '\\';
       switch (c) {
         case '"':
-          m_out += "\\\"";
+          *out++ = '"';
           break;
         case '\\':
-          m_out += "\\\\";
+          *out++ = '\\';
           break;
         case '\b':
-          m_out += "\\b";
+          *out++ = 'b';
           break;
         case '\f':
-          m_out += "\\f";
+          *out++ = 'f';
           break;
         case '\n':
-          m_out += "\\n";
+          *out++ = 'n';
           break;
         case '\r':
-          m_out += "\\r";
+          *out++ = 'r';
           break;
         case '\t':
-          m_out += "\\t";
+          *out++ = 't';
           break;
         default:
-          m_out += "\\u00";
-          m_out += k_hex[c >> 4];
-          m_out += k_hex[c & 0xF];
+          std::memcpy(out, "u00", 3);
+          out[3] = k_hex[c >> 4];
+          out[4] = k_hex[c & 0xF];
+          out += 5;
       }
-      plain = ++i;
+      ++i;
     }
-    m_out.append(text.data() + plain, text.size() - plain);
-    m_out += '"';
+    *out++ = '"';
+    m_size += static_cast<std::size_t>(out - start);
   }
 
   static std::string fmt_utf8_error(const FieldPath& field, std::size_t at, unsigned byte) {
@@ -222,8 +288,18 @@ class CanonicalWriter {
            k_hex[byte >> 4] + k_hex[byte & 0xF] + " at offset " + std::to_string(at) + ")";
   }
 
+  // A number's canonical text, as nlohmann's Grisu2 printed it (at most 25 characters).
+  struct Printed {
+    std::uint64_t bits = 0;   // the double's bits
+    std::uint8_t length = 0;  // 0: empty
+    char text[31];
+  };
+  static constexpr std::size_t k_printed = 16;
+
   std::string& m_out;
+  std::size_t m_size;  // bytes written; m_out may be longer (room not yet used)
   bool m_first = true;
+  std::array<Printed, k_printed> m_printed{};
 };
 
 FieldPath at(std::string_view path) {
@@ -510,6 +586,7 @@ ojson to_json(const Metric& metric) {
   std::string out;
   CanonicalWriter w(out);
   write_metric(w, "", metric);
+  w.finish();
   return ojson::parse(out);
 }
 
@@ -517,6 +594,7 @@ ojson to_json(const Env& env) {
   std::string out;
   CanonicalWriter w(out);
   write_env(w, env);
+  w.finish();
   return ojson::parse(out);
 }
 
@@ -548,6 +626,7 @@ std::string serialize(const Record& record, std::string_view prev) {
   out.reserve(record.index() == 0 ? 2048 : 1024);
   CanonicalWriter w(out);
   std::visit([&w, prev](const auto& r) { write_record(w, r, prev); }, record);
+  w.finish();
   return out;
 }
 
@@ -555,6 +634,7 @@ std::string case_key(const std::string& bench, const Params& params) {
   std::string out = bench;
   CanonicalWriter w(out);
   write_params(w, params);
+  w.finish();
   return out;
 }
 
