@@ -188,6 +188,9 @@ std::string to_string(const ParamValue& value);  // for tables: 2000, 0.5, true,
 
 std::string_view to_string(Better better);
 std::string_view to_string(NoteKind kind);
+// The inverses: nullopt for any other word.
+std::optional<Better> better_from(std::string_view word);
+std::optional<NoteKind> note_kind_from(std::string_view word);
 
 // A fresh ULID: 48-bit milliseconds + 80 bits from the OS CSPRNG, monotonic within a
 // millisecond in this process. Thread-safe.

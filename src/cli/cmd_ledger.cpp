@@ -220,9 +220,7 @@ int run_show(const LedgerOptions& options) {
 }
 
 NoteKind parse_note_kind(const std::string& kind) {
-  if (kind == "accept-regression") return NoteKind::accept_regression;
-  if (kind == "invalidate") return NoteKind::invalidate;
-  if (kind == "comment") return NoteKind::comment;
+  if (const auto parsed = note_kind_from(kind)) return *parsed;
   throw Error("--kind " + kind + ": expected accept-regression, invalidate or comment");
 }
 

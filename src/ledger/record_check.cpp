@@ -2,9 +2,9 @@
 // record_check.hpp).
 #include "ledger/record_check.hpp"
 
-#include <cctype>
-
 #include <benchledger/error.hpp>
+
+#include "model/record_rules.hpp"
 
 namespace benchledger::ledger {
 
@@ -20,25 +20,14 @@ void check_ulid(const std::string& value, const std::string& path) {
 
 void check_header(const Header& header) {
   check_ulid(header.id, "id");
-  static constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd.ddddddZ";
-  bool time_ok = header.time.size() == shape.size();
-  for (std::size_t i = 0; time_ok && i < shape.size(); ++i) {
-    const char c = header.time[i];
-    time_ok = shape[i] == 'd' ? (c >= '0' && c <= '9') : c == shape[i];
-  }
-  if (!time_ok) {
+  if (!model::is_rfc3339_utc(header.time)) {
     refuse("time", "expected RFC 3339 UTC with microseconds, like 2026-11-22T04:27:59.123456Z");
   }
 }
 
 void check(const RunRecord& run) {
-  if (run.label) {
-    const std::string& label = *run.label;
-    bool ok = !label.empty() && label.size() <= 64;
-    for (char c : label) {
-      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
-    }
-    if (!ok) refuse("label", "expected 1 to 64 characters of [A-Za-z0-9._-]");
+  if (run.label && !model::is_label(*run.label)) {
+    refuse("label", "expected 1 to 64 characters of [A-Za-z0-9._-]");
   }
   if (run.env.load_avg && run.env.load_avg->size() != 3) {
     refuse("env.load_avg", "expected 3 numbers or null");

@@ -571,6 +571,21 @@ std::string_view to_string(NoteKind kind) {
   return "comment";
 }
 
+std::optional<Better> better_from(std::string_view word) {
+  for (const Better better : {Better::lower, Better::higher}) {
+    if (word == to_string(better)) return better;
+  }
+  return std::nullopt;
+}
+
+std::optional<NoteKind> note_kind_from(std::string_view word) {
+  for (const NoteKind kind :
+       {NoteKind::accept_regression, NoteKind::invalidate, NoteKind::comment}) {
+    if (word == to_string(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
 ojson to_json(const ParamValue& value) {
   return std::visit([](const auto& v) { return ojson(v); }, value);
 }

@@ -7,6 +7,7 @@
 
 #include "model/json_reader.hpp"
 #include "model/record_parse_fast.hpp"
+#include "model/record_rules.hpp"
 
 namespace benchledger {
 namespace model {
@@ -132,28 +133,10 @@ std::vector<double> JsonReader::numbers(const std::string& key) const {
 
 namespace {
 
-bool is_lower_hex64(const std::string& text) {
-  if (text.size() != 64) return false;
-  for (char c : text) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
 std::string ulid_field(const JsonReader& reader, const std::string& key) {
   std::string value = reader.string(key);
   if (!is_ulid(value)) reader.fail(key, "expected a ULID (26 Crockford base32 characters)");
   return value;
-}
-
-bool is_rfc3339_utc(const std::string& text) {
-  // 2026-11-22T04:27:59.123456Z
-  static constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd.ddddddZ";
-  if (text.size() != shape.size()) return false;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 'd' ? (text[i] < '0' || text[i] > '9') : text[i] != shape[i]) return false;
-  }
-  return true;
 }
 
 Header read_header(const JsonReader& reader, const std::set<std::string>& known) {
@@ -173,9 +156,7 @@ Header read_header(const JsonReader& reader, const std::set<std::string>& known)
 }
 
 Better read_better(const JsonReader& reader) {
-  const std::string better = reader.string("better");
-  if (better == "lower") return Better::lower;
-  if (better == "higher") return Better::higher;
+  if (const auto better = better_from(reader.string("better"))) return *better;
   reader.fail("better", "expected \"lower\" or \"higher\"");
 }
 
@@ -226,13 +207,8 @@ RunRecord read_run(const JsonReader& reader) {
   run.header = read_header(reader, {"schema", "type", "id", "time", "prev", "label", "project",
                                     "git", "env", "warnings", "command", "source"});
   run.label = reader.nullable_string("label");
-  if (run.label) {
-    const auto& label = *run.label;
-    bool ok = !label.empty() && label.size() <= 64;
-    for (char c : label) {
-      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
-    }
-    if (!ok) reader.fail("label", "expected 1 to 64 characters of [A-Za-z0-9._-]");
+  if (run.label && !is_label(*run.label)) {
+    reader.fail("label", "expected 1 to 64 characters of [A-Za-z0-9._-]");
   }
   run.project = reader.string("project");
   const JsonReader git = reader.object("git");
@@ -279,16 +255,11 @@ NoteRecord read_note(const JsonReader& reader) {
                                      "kind", "text", "author"});
   note.target = ulid_field(reader, "target");
   note.bench = reader.nullable_string("bench");
-  const std::string kind = reader.string("kind");
-  if (kind == "accept-regression") {
-    note.kind = NoteKind::accept_regression;
-  } else if (kind == "invalidate") {
-    note.kind = NoteKind::invalidate;
-  } else if (kind == "comment") {
-    note.kind = NoteKind::comment;
-  } else {
+  const auto kind = note_kind_from(reader.string("kind"));
+  if (!kind) {
     reader.fail("kind", "expected \"accept-regression\", \"invalidate\" or \"comment\"");
   }
+  note.kind = *kind;
   note.text = reader.string("text");
   note.author = reader.string("author");
   return note;

@@ -17,6 +17,8 @@
 
 #include <simdjson.h>
 
+#include "model/record_rules.hpp"
+
 namespace benchledger::model {
 
 namespace {
@@ -118,21 +120,56 @@ void each_member(element value, Visit&& visit) {
   for (const auto field : members(value)) visit(field.key, field.value);
 }
 
-bool is_lower_hex64(std::string_view text) {
-  if (text.size() != 64) return false;
-  for (const char c : text) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+// The last member named `name` of a nested object (nlohmann keeps the last of repeated names).
+element last_member(element value, std::string_view name) {
+  std::optional<element> found;
+  for (const auto field : members(value)) {
+    if (field.key == name) found = field.value;
   }
-  return true;
+  require(found.has_value());
+  return *found;
 }
 
-bool is_rfc3339_utc(std::string_view text) {
-  static constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd.ddddddZ";
-  if (text.size() != shape.size()) return false;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 'd' ? (text[i] < '0' || text[i] > '9') : text[i] != shape[i]) return false;
-  }
-  return true;
+void read_value(element value, std::optional<std::string>& to) {
+  to = nullable_text(value);
+}
+void read_value(element value, std::optional<std::int64_t>& to) {
+  to = nullable_integer(value);
+}
+void read_value(element value, std::optional<double>& to) {
+  to = nullable_number(value);
+}
+void read_value(element value, std::optional<bool>& to) {
+  to = nullable_bool(value);
+}
+
+// A member read into a nullable field of the record.
+template <class T>
+struct Field {
+  std::string_view name;
+  T& to;
+};
+template <class T>
+Field(std::string_view, T&) -> Field<T>;
+
+// Reads the named members of a nested object, each of them required (and null allowed);
+// others are ignored, as the slow path ignores them.
+template <class... T>
+void nullable_members(element value, Field<T>... fields) {
+  static_assert(sizeof...(T) < 32);
+  std::uint32_t seen = 0;
+  each_member(value, [&](std::string_view key, element x) {
+    std::uint32_t bit = 1;
+    const auto read = [&](const auto& field) {
+      if (key == field.name) {
+        read_value(x, field.to);
+        seen |= bit;
+      }
+      bit <<= 1;
+    };
+    (read(fields), ...);
+  });
+  require(seen == (std::uint32_t{1} << sizeof...(T)) - 1);
 }
 
 std::string ulid(element value) {
@@ -259,9 +296,9 @@ Metric metric(element value) {
       require(!out.unit.empty());
       unit = true;
     } else if (key == "better") {
-      const std::string_view word = text(v);
-      require(word == "lower" || word == "higher");
-      out.better = word == "lower" ? Better::lower : Better::higher;
+      const auto word = better_from(text(v));
+      require(word.has_value());
+      out.better = *word;
       better = true;
     } else if (key == "samples") {
       out.samples = numbers(v);
@@ -314,114 +351,35 @@ ResultRecord result(const TopLevel& top) {
 
 Env env(element value) {
   Env out;
-  bool host = false, virtualization = false, load_avg = false, fingerprint = false;
-  int objects = 0;  // cpu, memory, os, container, clock, runtimes: all six required
-  each_member(value, [&](std::string_view key, element v) {
-    if (key == "host") {
-      out.host = nullable_text(v), host = true;
-    } else if (key == "cpu") {
-      CpuInfo& cpu = out.cpu;
-      int seen = 0;
-      each_member(v, [&](std::string_view k, element x) {
-        // clang-format off
-        if (k == "model") cpu.model = nullable_text(x), seen |= 1 << 0;
-        else if (k == "vendor") cpu.vendor = nullable_text(x), seen |= 1 << 1;
-        else if (k == "arch") cpu.arch = nullable_text(x), seen |= 1 << 2;
-        else if (k == "logical") cpu.logical = nullable_integer(x), seen |= 1 << 3;
-        else if (k == "physical") cpu.physical = nullable_integer(x), seen |= 1 << 4;
-        else if (k == "sockets") cpu.sockets = nullable_integer(x), seen |= 1 << 5;
-        else if (k == "online") cpu.online = nullable_integer(x), seen |= 1 << 6;
-        else if (k == "affinity") cpu.affinity = nullable_integer(x), seen |= 1 << 7;
-        else if (k == "quota") cpu.quota = nullable_number(x), seen |= 1 << 8;
-        else if (k == "mhz") cpu.mhz = nullable_number(x), seen |= 1 << 9;
-        else if (k == "governor") cpu.governor = nullable_text(x), seen |= 1 << 10;
-        else if (k == "turbo") cpu.turbo = nullable_bool(x), seen |= 1 << 11;
-        else if (k == "smt") cpu.smt = nullable_bool(x), seen |= 1 << 12;
-        else if (k == "cache_bytes") {
-          int cache = 0;
-          each_member(x, [&](std::string_view c, element y) {
-            if (c == "l1d") cpu.cache_bytes.l1d = nullable_integer(y), cache |= 1;
-            else if (c == "l2") cpu.cache_bytes.l2 = nullable_integer(y), cache |= 2;
-            else if (c == "l3") cpu.cache_bytes.l3 = nullable_integer(y), cache |= 4;
-          });
-          require(cache == 7);
-          seen |= 1 << 13;
-        }
-        // clang-format on
-      });
-      require(seen == (1 << 14) - 1);
-      objects |= 1 << 0;
-    } else if (key == "memory") {
-      int seen = 0;
-      each_member(v, [&](std::string_view k, element x) {
-        if (k == "total_bytes") out.memory.total_bytes = nullable_integer(x), seen |= 1;
-        if (k == "limit_bytes") out.memory.limit_bytes = nullable_integer(x), seen |= 2;
-      });
-      require(seen == 3);
-      objects |= 1 << 1;
-    } else if (key == "os") {
-      int seen = 0;
-      each_member(v, [&](std::string_view k, element x) {
-        if (k == "name") out.os.name = nullable_text(x), seen |= 1;
-        if (k == "version") out.os.version = nullable_text(x), seen |= 2;
-        if (k == "kernel") out.os.kernel = nullable_text(x), seen |= 4;
-      });
-      require(seen == 7);
-      objects |= 1 << 2;
-    } else if (key == "virtualization") {
-      out.virtualization = nullable_text(v), virtualization = true;
-    } else if (key == "container") {
-      int seen = 0;
-      each_member(v, [&](std::string_view k, element x) {
-        if (k == "kind") out.container.kind = nullable_text(x), seen |= 1;
-        if (k == "docker_version") out.container.docker_version = nullable_text(x), seen |= 2;
-      });
-      require(seen == 3);
-      objects |= 1 << 3;
-    } else if (key == "clock") {
-      int seen = 0;
-      each_member(v, [&](std::string_view k, element x) {
-        if (k == "source") out.clock.source = nullable_text(x), seen |= 1;
-        if (k == "read_ns") out.clock.read_ns = nullable_number(x), seen |= 2;
-      });
-      require(seen == 3);
-      objects |= 1 << 4;
-    } else if (key == "runtimes") {
-      Runtimes& rt = out.runtimes;
-      int seen = 0;
-      each_member(v, [&](std::string_view k, element x) {
-        if (k == "compiler") rt.compiler = nullable_text(x), seen |= 1 << 0;
-        if (k == "build_type") rt.build_type = nullable_text(x), seen |= 1 << 1;
-        if (k == "node") rt.node = nullable_text(x), seen |= 1 << 2;
-        if (k == "python") rt.python = nullable_text(x), seen |= 1 << 3;
-        if (k == "postgres_client") rt.postgres_client = nullable_text(x), seen |= 1 << 4;
-        if (k == "postgres_server") rt.postgres_server = nullable_text(x), seen |= 1 << 5;
-      });
-      require(seen == (1 << 6) - 1);
-      objects |= 1 << 5;
-    } else if (key == "load_avg") {
-      if (v.is_null()) {
-        out.load_avg.reset();
-      } else {
-        out.load_avg = numbers(v);
-        require(out.load_avg->size() == 3);
-      }
-      load_avg = true;
-    } else if (key == "fingerprint") {
-      out.fingerprint = std::string(text(v)), fingerprint = true;
-    }
-  });
-  require(host && virtualization && load_avg && fingerprint && objects == (1 << 6) - 1);
-  return out;
-}
-
-bool is_label(std::string_view label) {
-  if (label.empty() || label.size() > 64) return false;
-  for (const char c : label) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (!alnum && c != '.' && c != '_' && c != '-') return false;
+  nullable_members(value, Field{"host", out.host}, Field{"virtualization", out.virtualization});
+  const element cpu = last_member(value, "cpu");
+  CpuInfo& c = out.cpu;
+  nullable_members(cpu, Field{"model", c.model}, Field{"vendor", c.vendor}, Field{"arch", c.arch},
+                   Field{"logical", c.logical}, Field{"physical", c.physical},
+                   Field{"sockets", c.sockets}, Field{"online", c.online},
+                   Field{"affinity", c.affinity}, Field{"quota", c.quota}, Field{"mhz", c.mhz},
+                   Field{"governor", c.governor}, Field{"turbo", c.turbo}, Field{"smt", c.smt});
+  nullable_members(last_member(cpu, "cache_bytes"), Field{"l1d", c.cache_bytes.l1d},
+                   Field{"l2", c.cache_bytes.l2}, Field{"l3", c.cache_bytes.l3});
+  nullable_members(last_member(value, "memory"), Field{"total_bytes", out.memory.total_bytes},
+                   Field{"limit_bytes", out.memory.limit_bytes});
+  nullable_members(last_member(value, "os"), Field{"name", out.os.name},
+                   Field{"version", out.os.version}, Field{"kernel", out.os.kernel});
+  nullable_members(last_member(value, "container"), Field{"kind", out.container.kind},
+                   Field{"docker_version", out.container.docker_version});
+  nullable_members(last_member(value, "clock"), Field{"source", out.clock.source},
+                   Field{"read_ns", out.clock.read_ns});
+  Runtimes& rt = out.runtimes;
+  nullable_members(last_member(value, "runtimes"), Field{"compiler", rt.compiler},
+                   Field{"build_type", rt.build_type}, Field{"node", rt.node},
+                   Field{"python", rt.python}, Field{"postgres_client", rt.postgres_client},
+                   Field{"postgres_server", rt.postgres_server});
+  if (const element load_avg = last_member(value, "load_avg"); !load_avg.is_null()) {
+    out.load_avg = numbers(load_avg);
+    require(out.load_avg->size() == 3);
   }
-  return true;
+  out.fingerprint = std::string(text(last_member(value, "fingerprint")));
+  return out;
 }
 
 RunRecord run(const TopLevel& top) {
@@ -432,13 +390,8 @@ RunRecord run(const TopLevel& top) {
   out.label = nullable_text(top[k_label]);
   require(!out.label || is_label(*out.label));
   out.project = std::string(text(top[k_project]));
-  int git = 0;
-  each_member(top[k_git], [&](std::string_view k, element x) {
-    if (k == "commit") out.git.commit = nullable_text(x), git |= 1;
-    if (k == "branch") out.git.branch = nullable_text(x), git |= 2;
-    if (k == "dirty") out.git.dirty = nullable_bool(x), git |= 4;
-  });
-  require(git == 7);
+  nullable_members(top[k_git], Field{"commit", out.git.commit}, Field{"branch", out.git.branch},
+                   Field{"dirty", out.git.dirty});
   out.env = env(top[k_env]);
   out.warnings = texts(top[k_warnings]);
   out.command = texts(top[k_command]);
@@ -454,16 +407,9 @@ NoteRecord note(const TopLevel& top) {
   out.header = header(top);
   out.target = ulid(top[k_target]);
   out.bench = nullable_text(top[k_bench]);
-  const std::string_view kind = text(top[k_kind]);
-  if (kind == "accept-regression") {
-    out.kind = NoteKind::accept_regression;
-  } else if (kind == "invalidate") {
-    out.kind = NoteKind::invalidate;
-  } else if (kind == "comment") {
-    out.kind = NoteKind::comment;
-  } else {
-    give_up();
-  }
+  const auto kind = note_kind_from(text(top[k_kind]));
+  require(kind.has_value());
+  out.kind = *kind;
   out.text = std::string(text(top[k_text]));
   out.author = std::string(text(top[k_author]));
   return out;

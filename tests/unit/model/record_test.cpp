@@ -309,6 +309,29 @@ TEST_CASE("canonical bytes are the ones nlohmann's dump writes, for random strin
   }
 }
 
+TEST_CASE("parse_record's fast path takes every record kind as benchledger writes it") {
+  RunRecord bare = sample_run();
+  bare.label.reset();
+  bare.env = Env{};  // every env field null
+  bare.env.fingerprint = std::string(64, 'a');
+  ResultRecord single = sample_result();
+  single.metrics["time"].samples.reset();
+  single.params = {{"s", std::string("x")}, {"b", true}, {"i", std::int64_t{-3}}, {"d", 0.5}};
+  for (const Record& record :
+       std::vector<Record>{sample_run(), bare, sample_result(), single, sample_note()}) {
+    const std::string bytes = serialize(record);
+    INFO(bytes);
+    const auto fast = model::parse_record_fast(bytes);
+    REQUIRE(fast.has_value());
+    CHECK(*fast == model::parse_record_slow(bytes));
+  }
+  // Unknown top-level fields are the full path's: it keeps them.
+  NoteRecord later = sample_note();
+  later.header.extra = {{"later", 1}};
+  CHECK_FALSE(model::parse_record_fast(serialize(later)).has_value());
+  CHECK(parse_record(serialize(later)) == Record(later));
+}
+
 // parse_record() reads the records benchledger writes through simdjson and leaves anything
 // else to nlohmann; the nlohmann path is the oracle. Random records and random damage to them:
 // whatever the fast path accepts, the full path must accept as the same record, and nothing the
