@@ -417,12 +417,10 @@ NoteRecord note(const TopLevel& top) {
 
 }  // namespace
 
-std::optional<Record> parse_record_fast(std::string_view line) {
-  // One parser and one padded copy of the line a thread, reused: simdjson reads up to
-  // SIMDJSON_PADDING bytes past the end of its input.
-  thread_local simdjson::dom::parser parser;
-  thread_local std::string padded;
-  if (line.size() > k_max_line_bytes) return std::nullopt;
+namespace {
+
+std::optional<Record> read(simdjson::dom::parser& parser, std::string& padded,
+                           std::string_view line) {
   padded.assign(line);
   padded.resize(line.size() + simdjson::SIMDJSON_PADDING, '\0');
   element root;
@@ -439,6 +437,23 @@ std::optional<Record> parse_record_fast(std::string_view line) {
   } catch (const GiveUp&) {
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Record> parse_record_fast(std::string_view line) {
+  if (line.size() > k_max_line_bytes) return std::nullopt;
+  // One parser and one padded copy of the line a thread (simdjson reads up to SIMDJSON_PADDING
+  // bytes past the end of its input), reused from line to line; after a line over 1 MiB, both
+  // are let go rather than kept at that size for the thread's lifetime.
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  std::optional<Record> record = read(parser, padded, line);
+  if (line.size() > (std::size_t{1} << 20)) {
+    parser = simdjson::dom::parser();
+    padded = std::string();
+  }
+  return record;
 }
 
 }  // namespace benchledger::model
