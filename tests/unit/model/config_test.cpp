@@ -11,11 +11,20 @@ using namespace benchledger;
 
 namespace {
 
-std::filesystem::path write_config(const std::string& text) {
-  const auto dir =
+// One folder for the test program's config files, removed when it exits.
+struct ConfigDir {
+  std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("benchledger-config-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "benchledger.json";
+  ~ConfigDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+std::filesystem::path write_config(const std::string& text) {
+  static const ConfigDir dir;
+  std::filesystem::create_directories(dir.path);
+  const auto path = dir.path / "benchledger.json";
   std::ofstream(path) << text;
   return path;
 }
