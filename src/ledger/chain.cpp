@@ -61,8 +61,12 @@ std::size_t serializing_threads(std::size_t size) {
 }  // namespace
 
 std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch) {
+  return serialize_batch(batch, serializing_threads(batch.size()));
+}
+
+std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std::size_t threads) {
   std::vector<PendingRecord> out(batch.size());
-  const std::size_t threads = serializing_threads(batch.size());
+  threads = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(batch.size(), 1));
   if (threads == 1) {
     for (std::size_t i = 0; i < batch.size(); ++i) serialize_one(batch, i, out[i]);
     return out;

@@ -29,6 +29,8 @@ struct PendingRecord {
 // A large batch is spread over the CPUs this process may use (serializing is most of what an
 // append costs, docs/ledger.md "Performance"); the bytes are the same either way.
 std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch);
+// The same on exactly `threads` threads (at most one a record), for tests.
+std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std::size_t threads);
 
 // Writes `prev` into each record in order, starting from `head`, and returns the new head: the
 // hash of the last record (or `head` itself for an empty batch).

@@ -218,9 +218,10 @@ class CanonicalWriter {
   // \u00xx (lower-case hex) for the other control characters, everything else verbatim.
   void string_body(std::string_view text, const FieldPath& field) {
     static constexpr char k_hex[] = "0123456789abcdef";
-    // Room for the worst case, every byte a \u00xx escape, so that nothing below checks.
-    char* out = room(6 * text.size() + 2);
-    char* const start = out;
+    // Room for the text copied as it is and its quotes; only an escape, up to six bytes for
+    // one, can need more, so each makes sure of room for itself and the rest.
+    char* out = room(text.size() + 2);
+    const char* limit = m_out.data() + m_out.size();
     *out++ = '"';
     for (std::size_t i = 0; i < text.size();) {
       if (i + 8 <= text.size()) {
@@ -246,6 +247,12 @@ class CanonicalWriter {
         out += length;
         i += length;
         continue;
+      }
+      if (const std::size_t need = text.size() - i + 6;
+          static_cast<std::size_t>(limit - out) < need) {
+        m_size = static_cast<std::size_t>(out - m_out.data());
+        out = room(need);
+        limit = m_out.data() + m_out.size();
       }
       *out++ = '\\';
       switch (c) {
@@ -279,7 +286,7 @@ class CanonicalWriter {
       ++i;
     }
     *out++ = '"';
-    m_size += static_cast<std::size_t>(out - start);
+    m_size = static_cast<std::size_t>(out - m_out.data());
   }
 
   static std::string fmt_utf8_error(const FieldPath& field, std::size_t at, unsigned byte) {

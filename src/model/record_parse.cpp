@@ -330,6 +330,11 @@ Record model::parse_record_slow(std::string_view line) {
     throw Error("record is " + std::to_string(line.size()) + " bytes, over the limit of " +
                 std::to_string(k_max_line_bytes) + " bytes a line");
   }
+  // JSON has no place for a raw NUL byte (in a string it must be written \u0000), and
+  // nlohmann's parser takes one as the end of its input, which would let anything after it by.
+  if (const std::size_t nul = line.find('\0'); nul != std::string_view::npos) {
+    throw Error("malformed JSON: a NUL byte at byte " + std::to_string(nul + 1));
+  }
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(line);

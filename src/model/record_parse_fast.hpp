@@ -13,7 +13,8 @@ namespace benchledger::model {
 
 // The record on `line`, exactly as parse_record() would return it, or nullopt when the line is
 // anything else: invalid, or valid in a way the fast path leaves to parse_record (unknown
-// members, for one), which then accepts it or says what is wrong. Never throws.
+// members, for one), which then accepts it or says what is wrong. Throws nothing but
+// std::bad_alloc.
 std::optional<Record> parse_record_fast(std::string_view line);
 
 // parse_record() without the fast path: every record, every error message, through nlohmann.

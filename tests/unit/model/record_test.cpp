@@ -165,6 +165,31 @@ TEST_CASE("invalid UTF-8 is refused") {
   CHECK_THAT(refusal(line), Catch::Contains("malformed JSON") && Catch::Contains("UTF-8"));
 }
 
+TEST_CASE("a long string is written as nlohmann writes it, in about its own length") {
+  NoteRecord note = sample_note();
+  for (const std::size_t escape_at :
+       {std::size_t{0}, std::size_t{1} << 19, (std::size_t{1} << 20) - 1}) {
+    note.text = std::string(std::size_t{1} << 20, 'x');
+    note.text[escape_at] = '\n';
+    note.text += "\t\"\\\x01";  // and a few escapes at the very end
+    const std::string bytes = serialize(note);
+    CHECK(nlohmann::ordered_json::parse(bytes).dump() == bytes);
+    // The writer asks for room for the worst case of escapes only once one appears, and then
+    // only for the rest of the string: not six times a long string's length.
+    CHECK(bytes.capacity() < 2 * bytes.size() + 4096);
+  }
+}
+
+TEST_CASE("a NUL byte is refused, wherever it is") {
+  const std::string line = serialize(sample_note());
+  // After a complete record: nlohmann's parser stops at a NUL and would not see the rest.
+  CHECK(refusal(line + std::string("\0garbage", 8)) ==
+        "malformed JSON: a NUL byte at byte " + std::to_string(line.size() + 1));
+  std::string inside = line;
+  inside.insert(inside.find("price"), 1, '\0');
+  CHECK_THAT(refusal(inside), Catch::StartsWith("malformed JSON: a NUL byte at byte "));
+}
+
 TEST_CASE("a line over 16 MiB is refused before it is parsed") {
   const std::string line(k_max_line_bytes + 1, ' ');
   CHECK(refusal(line) == "record is 16777217 bytes, over the limit of 16777216 bytes a line");
@@ -324,6 +349,7 @@ TEST_CASE("parse_record's fast path takes every record kind as benchledger write
     const auto fast = model::parse_record_fast(bytes);
     REQUIRE(fast.has_value());
     CHECK(*fast == model::parse_record_slow(bytes));
+    CHECK(serialize(*fast) == bytes);
   }
   // A record over 1 MiB (after which the fast path lets its buffers go), then a small one.
   ResultRecord large = sample_result();
@@ -408,6 +434,7 @@ TEST_CASE("parse_record's fast path reads random records and their mutations as 
       ++agreed_refusals;
     } else if (fast) {
       CHECK(*fast == *full);
+      CHECK(serialize(*fast) == serialize(*full));  // == does not tell -0.0 from 0.0; bytes do
       ++fast_reads;
     }
   }
