@@ -224,18 +224,7 @@ void probe_cpu_sysfs(const Root& root, CpuInfo& cpu) {
 
 void probe_affinity(const Root& root, CpuInfo& cpu) {
   if (root.is_live()) {
-    // Grow the set until it holds every CPU the kernel knows (more than 1024 on big hosts).
-    for (int ncpus = 1024; ncpus <= (1 << 20); ncpus *= 2) {
-      cpu_set_t* set = CPU_ALLOC(ncpus);
-      if (set == nullptr) return;
-      const std::size_t size = CPU_ALLOC_SIZE(ncpus);
-      CPU_ZERO_S(size, set);
-      const int rc = ::sched_getaffinity(0, size, set);
-      const int saved = errno;
-      if (rc == 0) cpu.affinity = CPU_COUNT_S(size, set);
-      CPU_FREE(set);
-      if (rc == 0 || saved != EINVAL) return;
-    }
+    cpu.affinity = affinity_cpus();
     return;
   }
   // A fixture tree: the allowed list the kernel shows in /proc/self/status.
@@ -513,6 +502,23 @@ void repair_utf8(Env& env) {
 }
 
 }  // namespace
+
+std::optional<std::int64_t> affinity_cpus() {
+  // Grow the set until it holds every CPU the kernel knows (more than 1024 on big hosts).
+  for (int ncpus = 1024; ncpus <= (1 << 20); ncpus *= 2) {
+    cpu_set_t* set = CPU_ALLOC(ncpus);
+    if (set == nullptr) return std::nullopt;
+    const std::size_t size = CPU_ALLOC_SIZE(ncpus);
+    CPU_ZERO_S(size, set);
+    const int rc = ::sched_getaffinity(0, size, set);
+    const int saved = errno;
+    const int count = rc == 0 ? CPU_COUNT_S(size, set) : 0;
+    CPU_FREE(set);
+    if (rc == 0) return count;
+    if (saved != EINVAL) return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 Capture capture_with_notes(const CaptureOptions& options) {
   Capture result;

@@ -47,6 +47,10 @@ struct Capture {
   std::vector<std::string> notes;
 };
 
+// The number of CPUs this process may run on (sched_getaffinity, on hosts of any size), or
+// nullopt when the kernel does not say.
+std::optional<std::int64_t> affinity_cpus();
+
 // Reads the environment; env.fingerprint is set. Never throws (std::bad_alloc aside).
 Capture capture_with_notes(const CaptureOptions& options);
 Env capture(const CaptureOptions& options);

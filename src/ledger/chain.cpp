@@ -1,8 +1,6 @@
 // Serializing, chaining and verifying records (see chain.hpp).
 #include "ledger/chain.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <exception>
 #include <system_error>
@@ -13,6 +11,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "env/env.hpp"
 #include "ledger/canonical.hpp"
 #include "ledger/record_check.hpp"
 
@@ -51,10 +50,8 @@ void serialize_one(const std::vector<Record>& batch, std::size_t i, PendingRecor
 std::size_t serializing_threads(std::size_t size) {
   constexpr std::size_t k_records_a_thread = 128;
   constexpr std::size_t k_max_threads = 8;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  const std::size_t cpus =
-      ::sched_getaffinity(0, sizeof set, &set) == 0 ? static_cast<std::size_t>(CPU_COUNT(&set)) : 1;
+  const auto cpus =
+      static_cast<std::size_t>(std::max<std::int64_t>(env::affinity_cpus().value_or(1), 1));
   return std::clamp<std::size_t>(std::min(cpus, size / k_records_a_thread), 1, k_max_threads);
 }
 

@@ -115,6 +115,19 @@ bt::ComparisonFixture only(bt::ComparisonFixture f, const std::vector<std::strin
   return f;
 }
 
+// An earlier run labelled like the fixture's base, with ids of its own: appended before the
+// fixture, it is `baseline~1`.
+benchledger::compare::Side older_base(const bt::ComparisonFixture& f) {
+  auto older = f.base;
+  older.runs.front().header.id = "01JDQ8Z6X00000000000000Q1D";
+  older.runs.front().header.time = "2026-11-22T03:00:00.000000Z";
+  for (std::size_t i = 0; i < older.results.size(); ++i) {
+    older.results[i].header.id = "01JDQ8Z6X0000000000000Q" + std::to_string(100 + i);
+    older.results[i].run = older.runs.front().header.id;
+  }
+  return older;
+}
+
 // The verdict of one case in the JSON output.
 std::string verdict_of(const Outcome& o, const std::string& bench) {
   const auto json = nlohmann::json::parse(o.out);
@@ -194,14 +207,8 @@ TEST_CASE("a path to an NDJSON file selects that file's newest run") {
 
 TEST_CASE("--base-runs pools the samples of the last K base runs") {
   Workspace w;
-  auto f = bt::comparison_fixture();
-  auto older = f.base;
-  older.runs.front().header.id = "01JDQ8Z6X00000000000000Q1D";
-  for (std::size_t i = 0; i < older.results.size(); ++i) {
-    older.results[i].header.id = "01JDQ8Z6X0000000000000Q" + std::to_string(100 + i);
-    older.results[i].run = older.runs.front().header.id;
-  }
-  w.append(w.ledger(), batch_of(older));
+  const auto f = bt::comparison_fixture();
+  w.append(w.ledger(), batch_of(older_base(f)));
   fill(w, f);
   const Outcome o = w.compare("baseline current --base-runs 2 --format json");
   INFO(o.err);
@@ -294,15 +301,8 @@ TEST_CASE("benchledger.json thresholds apply per benchmark, globs in file order"
 
 TEST_CASE("label~N selects the N-th newest run with that label") {
   Workspace w;
-  auto f = bt::comparison_fixture();
-  auto older = f.base;
-  older.runs.front().header.id = "01JDQ8Z6X00000000000000Q1D";
-  older.runs.front().header.time = "2026-11-22T03:00:00.000000Z";
-  for (std::size_t i = 0; i < older.results.size(); ++i) {
-    older.results[i].header.id = "01JDQ8Z6X0000000000000Q" + std::to_string(100 + i);
-    older.results[i].run = older.runs.front().header.id;
-  }
-  w.append(w.ledger(), batch_of(older));
+  const auto f = bt::comparison_fixture();
+  w.append(w.ledger(), batch_of(older_base(f)));
   fill(w, f);
   const Outcome newest = w.compare("baseline~0 current --format json");
   INFO(newest.err);
