@@ -4,8 +4,11 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -89,11 +92,13 @@ class Statement {
 
   // True while there is a row.
   bool step() {
-    const int rc = sqlite3_step(m_statement);
+    const int rc = step_code();
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     throw Error(fmt::format("{}: {}", m_name, sqlite3_errmsg(m_db)));
   }
+  // sqlite3_step's own result, for callers that handle some errors themselves.
+  int step_code() { return sqlite3_step(m_statement); }
 
   // Ready to run again with new bindings.
   void reset() {
@@ -181,6 +186,33 @@ void check_ours(sqlite3* db, const std::string& name) {
       fmt::format("{} is not a benchledger SQLite ledger (its application_id is {})", name, id));
 }
 
+// Puts the database in WAL mode. On a database still in rollback mode (a new one), the switch
+// takes a read lock and then upgrades it to a write lock to rewrite the header; SQLite answers
+// SQLITE_BUSY to that upgrade at once, without the busy handler, when another connection holds
+// the write lock, since waiting while holding a read lock could deadlock. Processes that create
+// one ledger at the same moment meet there, so the switch is retried, with the lock released
+// between tries, for as long as the busy timeout would have waited.
+void enter_wal_mode(sqlite3* db, const std::string& name) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(k_busy_timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    {
+      Statement wal(db, "PRAGMA journal_mode = WAL", name);
+      const int rc = wal.step_code();
+      if (rc == SQLITE_ROW && wal.text(0) == "wal") return;
+      if (rc == SQLITE_ROW) {
+        throw Error(fmt::format("cannot put {} in WAL mode (nothing was written)", name));
+      }
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+        throw Error(fmt::format("{}: {} (nothing was written)", name, sqlite3_errmsg(db)));
+      }
+    }  // the statement, and with it the read lock, is released before the pause
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(std::string uri, std::filesystem::path path)
@@ -253,10 +285,7 @@ sqlite3* SqliteStore::writer() {
   // synchronous=FULL: COMMIT returns once the WAL is fsynced, so a batch is durable when
   // append() returns; it is a setting of the connection, not of the file, so every connection
   // that appends sets it.
-  Statement wal(m_db, "PRAGMA journal_mode = WAL", name);
-  if (!wal.step() || wal.text(0) != "wal") {
-    throw Error(fmt::format("cannot put {} in WAL mode (nothing was written)", name));
-  }
+  enter_wal_mode(m_db, name);
   exec(m_db, "PRAGMA synchronous = FULL", name);
   m_ready_to_append = true;
   return m_db;
