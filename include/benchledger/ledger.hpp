@@ -1,5 +1,5 @@
 // The append-only ledger (DESIGN.md, "The ledger"): the Store interface that the NDJSON,
-// SQLite and (later) PostgreSQL stores implement, run selectors, and opening a store by URI.
+// SQLite and PostgreSQL stores implement, run selectors, and opening a store by URI.
 //
 // Every store keeps the exact bytes of each record and chains them: a record's `prev` is the
 // SHA-256 of the previous record's bytes in this store. append() is all or nothing and returns
@@ -122,6 +122,12 @@ class Store {
 // Opens a store by URI: `path.ndjson`, `ndjson:PATH`, `sqlite:PATH`, `postgresql://…`.
 // Creates NDJSON and SQLite ledgers on first append, not on open. Throws Error.
 std::unique_ptr<Store> open_store(const std::string& uri);
+
+// For a postgresql:// ledger shared by CI runners: creates the ledger's table if it is missing,
+// creates `role` (with LOGIN, no password: set one with ALTER ROLE) if it does not exist, and
+// leaves it only SELECT and INSERT on the table, so that a CI job holding its credentials can
+// read and append and nothing else. Throws Error, also for a URI of another store.
+void grant_append_only(const std::string& uri, const std::string& role);
 
 // The ledger a command uses when given no --ledger: BENCHLEDGER_LEDGER, else the config file's
 // `ledger` (a relative path is taken from the config file's directory), else

@@ -7,6 +7,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/ndjson/ndjson_store.hpp"
+#include "ledger/postgres/postgres_store.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
 
 namespace benchledger::ledger {
@@ -17,6 +18,10 @@ bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
+bool is_postgres(std::string_view uri) {
+  return starts_with(uri, "postgresql://") || starts_with(uri, "postgres://");
+}
+
 // A relative path inside a URI, taken from `base`.
 std::string resolve(const std::string& uri, const std::filesystem::path& base) {
   for (const std::string_view scheme : {"ndjson:", "sqlite:"}) {
@@ -25,7 +30,7 @@ std::string resolve(const std::string& uri, const std::filesystem::path& base) {
       return std::string(scheme) + (path.is_absolute() ? path : base / path).string();
     }
   }
-  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://")) return uri;
+  if (is_postgres(uri)) return uri;
   const std::filesystem::path path = uri;
   return (path.is_absolute() ? path : base / path).string();
 }
@@ -33,12 +38,7 @@ std::string resolve(const std::string& uri, const std::filesystem::path& base) {
 }  // namespace
 
 std::unique_ptr<Store> open_store(const std::string& uri) {
-  if (starts_with(uri, "postgresql://") || starts_with(uri, "postgres://")) {
-    // Named without the rest of the URI: it may hold a password.
-    throw Error(
-        "cannot open a postgresql:// ledger: the PostgreSQL store is not built yet in "
-        "this version of benchledger (use a path.ndjson or sqlite:PATH ledger)");
-  }
+  if (is_postgres(uri)) return std::make_unique<postgres::PostgresStore>(uri);
   if (starts_with(uri, "sqlite:")) {
     const std::string path = uri.substr(7);
     if (path.empty()) throw Error("ledger URI \"" + uri + "\": sqlite: needs a path");
@@ -54,6 +54,16 @@ std::unique_ptr<Store> open_store(const std::string& uri) {
   }
   throw Error("ledger URI \"" + uri +
               "\": expected path.ndjson, ndjson:PATH, sqlite:PATH or postgresql://…");
+}
+
+void grant_append_only(const std::string& uri, const std::string& role) {
+  if (!is_postgres(uri)) {
+    throw Error("ledger URI \"" + uri +
+                "\": append-only roles are for postgresql:// ledgers (a file's permissions "
+                "decide who may append to NDJSON and SQLite ledgers)");
+  }
+  if (role.empty()) throw Error("the role to grant append-only access to is empty");
+  postgres::PostgresStore(uri).grant_append_only(role);
 }
 
 std::string default_ledger_uri() {

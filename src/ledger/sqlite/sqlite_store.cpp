@@ -15,6 +15,7 @@
 #include <benchledger/error.hpp>
 
 #include "ledger/chain.hpp"
+#include "ledger/columns.hpp"
 
 namespace benchledger::ledger::sqlite {
 
@@ -140,34 +141,6 @@ void exec(sqlite3* db, const char* sql, const std::string& name) {
 
 std::int64_t sql_limit(std::size_t limit) {
   return limit > static_cast<std::size_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(limit);
-}
-
-// The indexed columns of a record, as the bytes say them.
-struct Columns {
-  std::string id, type, time;
-  std::optional<std::string> run, label, bench, params, git_commit, target;
-  bool operator==(const Columns&) const = default;
-};
-
-Columns columns_of(const Record& record) {
-  Columns columns;
-  columns.id = header_of(record).id;
-  columns.type = std::string(type_name(record));
-  columns.time = header_of(record).time;
-  if (const auto* run = std::get_if<RunRecord>(&record)) {
-    columns.label = run->label;
-    columns.git_commit = run->git.commit;
-  } else if (const auto* result = std::get_if<ResultRecord>(&record)) {
-    columns.run = result->run;
-    columns.bench = result->bench;
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();
-    for (const auto& [key, value] : result->params) params[key] = to_json(value);
-    columns.params = params.dump();
-  } else if (const auto* note = std::get_if<NoteRecord>(&record)) {
-    columns.bench = note->bench;
-    columns.target = note->target;
-  }
-  return columns;
 }
 
 bool table_exists(sqlite3* db, const std::string& name) {

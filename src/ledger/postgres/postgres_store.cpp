@@ -1,0 +1,526 @@
+// The PostgreSQL store (see postgres_store.hpp). Written against the part of libpqxx that 6.4
+// (Debian 12) and 7.x share: connection, work, read_transaction, exec of SQL text, quote().
+// Values go into SQL through quote(), never by pasting.
+#include "ledger/postgres/postgres_store.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <pqxx/pqxx>
+
+#include <benchledger/error.hpp>
+
+#include "ledger/chain.hpp"
+#include "ledger/columns.hpp"
+
+namespace benchledger::ledger::postgres {
+
+namespace {
+
+// The key of the transaction-scoped advisory lock that orders appenders: "BENC".
+constexpr const char* k_lock_key = "1111838275";
+// Marks the table as a benchledger ledger, like SQLite's application_id.
+constexpr const char* k_table_comment = "benchledger ledger, schema benchledger/1";
+// Rows per INSERT statement, and per FETCH from a reading cursor.
+constexpr std::size_t k_insert_rows = 250;
+constexpr int k_fetch_rows = 1000;
+
+// The table, its indexes and the triggers that make it append-only. Rows are inserted with an
+// explicit seq one above the last; the insert trigger refuses a row slipped into the middle
+// of history (a row-level BEFORE trigger of a VOLATILE function sees the rows its own
+// statement inserted before). TRUNCATE, which fires no row trigger, has a statement trigger.
+constexpr const char* k_schema_sql = R"sql(
+CREATE TABLE benchledger_records (
+  seq bigint PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  type text NOT NULL CHECK (type IN ('run', 'result', 'note')),
+  time text NOT NULL,
+  run text,
+  label text,
+  bench text,
+  params text,
+  git_commit text,
+  target text,
+  bytes text NOT NULL
+);
+CREATE INDEX benchledger_records_by_type ON benchledger_records (type, seq);
+CREATE INDEX benchledger_records_by_run ON benchledger_records (run, seq);
+CREATE INDEX benchledger_records_by_label ON benchledger_records (label, seq);
+CREATE INDEX benchledger_records_by_git_commit
+  ON benchledger_records (git_commit text_pattern_ops, seq);
+CREATE INDEX benchledger_records_by_case ON benchledger_records (bench, params);
+CREATE INDEX benchledger_records_by_time ON benchledger_records (time);
+CREATE OR REPLACE FUNCTION benchledger_refuse_change() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'benchledger ledger is append-only: % is refused (correct a record by appending a note)', TG_OP;
+END $$;
+CREATE OR REPLACE FUNCTION benchledger_append_at_end() RETURNS trigger
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  IF NEW.seq IS NULL
+     OR NEW.seq <= (SELECT coalesce(max(seq), 0) FROM benchledger_records)
+     OR EXISTS (SELECT 1 FROM benchledger_records WHERE id = NEW.id) THEN
+    RAISE EXCEPTION 'benchledger ledger is append-only: a record goes after the last one, with an id not used before';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER benchledger_refuse_update BEFORE UPDATE ON benchledger_records
+  FOR EACH ROW EXECUTE FUNCTION benchledger_refuse_change();
+CREATE TRIGGER benchledger_refuse_delete BEFORE DELETE ON benchledger_records
+  FOR EACH ROW EXECUTE FUNCTION benchledger_refuse_change();
+CREATE TRIGGER benchledger_refuse_truncate BEFORE TRUNCATE ON benchledger_records
+  FOR EACH STATEMENT EXECUTE FUNCTION benchledger_refuse_change();
+CREATE TRIGGER benchledger_append_at_end BEFORE INSERT ON benchledger_records
+  FOR EACH ROW EXECUTE FUNCTION benchledger_append_at_end();
+)sql";
+
+constexpr const char* k_columns =
+    "seq, bytes, id, type, time, run, label, bench, params, git_commit, target";
+
+using Row = std::vector<std::optional<std::string_view>>;
+
+std::string_view text(const std::optional<std::string_view>& field) {
+  return field.value_or(std::string_view());
+}
+
+std::optional<std::string> nullable(const std::optional<std::string_view>& field) {
+  if (!field) return std::nullopt;
+  return std::string(*field);
+}
+
+std::int64_t integer(const std::optional<std::string_view>& field) {
+  return std::stoll(std::string(text(field)));
+}
+
+Row row_of(const pqxx::row& row) {
+  Row out;
+  out.reserve(row.size());
+  for (const auto& field : row) {
+    if (field.is_null()) {
+      out.emplace_back(std::nullopt);
+    } else {
+      out.emplace_back(std::string_view(field.c_str(), field.size()));
+    }
+  }
+  return out;
+}
+
+template <class Transaction>
+bool table_exists(Transaction& txn) {
+  const pqxx::result r = txn.exec("SELECT to_regclass('benchledger_records') IS NOT NULL");
+  return r[0][0].template as<bool>();
+}
+
+// Refuses a table of that name that benchledger did not create.
+template <class Transaction>
+void check_ours(Transaction& txn, const std::string& name) {
+  const pqxx::result r = txn.exec(
+      "SELECT coalesce(obj_description(to_regclass('benchledger_records'), 'pg_class'), '')");
+  const std::string comment = r[0][0].c_str();
+  if (comment != k_table_comment) {
+    throw Error(fmt::format(
+        "{}: its table benchledger_records is not a benchledger ledger (its comment is \"{}\")",
+        name, comment));
+  }
+}
+
+// The bytes must reach the server and come back unchanged: UTF-8 on the wire, and a database
+// that stores UTF-8 (or raw bytes, SQL_ASCII) rather than converting to another encoding.
+template <class Transaction>
+void check_encoding(Transaction& txn, const std::string& name) {
+  const pqxx::result r = txn.exec("SHOW server_encoding");
+  const std::string encoding = r[0][0].c_str();
+  if (encoding != "UTF8" && encoding != "SQL_ASCII") {
+    throw Error(fmt::format("{}: the database's encoding is {}; a ledger needs UTF8 (records are "
+                            "UTF-8 and are kept byte for byte)",
+                            name, encoding));
+  }
+}
+
+template <class Transaction>
+std::string sql_text(Transaction& txn, const std::optional<std::string>& value) {
+  return value ? txn.quote(*value) : std::string("NULL");
+}
+
+// Creates the table under the advisory lock (already held) if it is missing; checks it if not.
+void create_or_check(pqxx::work& txn, const std::string& name) {
+  if (table_exists(txn)) {
+    check_ours(txn, name);
+    return;
+  }
+  txn.exec(k_schema_sql);
+  txn.exec(fmt::format("COMMENT ON TABLE benchledger_records IS {}",
+                       txn.quote(std::string(k_table_comment))));
+}
+
+}  // namespace
+
+std::string without_password(const std::string& uri) {
+  std::string out = uri;
+  const std::size_t start = out.find("://");
+  const std::size_t query = out.find('?');
+  if (start != std::string::npos) {
+    const std::size_t at = out.rfind('@', query);
+    const std::size_t colon = out.find(':', start + 3);
+    if (at != std::string::npos && at > start && colon < at) {
+      out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  for (std::size_t at = out.find('?'); at != std::string::npos; at = out.find('&', at + 1)) {
+    if (out.compare(at + 1, 9, "password=") == 0) {
+      const std::size_t end = std::min(out.find('&', at + 1), out.size());
+      out.replace(at + 10, end - at - 10, "***");
+    }
+  }
+  return out;
+}
+
+struct PostgresStore::Connection {
+  explicit Connection(const std::string& uri) : connection(uri) {}
+  pqxx::connection connection;
+};
+
+PostgresStore::PostgresStore(std::string uri)
+    : m_uri(std::move(uri)), m_name(without_password(m_uri)) {}
+
+PostgresStore::~PostgresStore() = default;
+
+PostgresStore::Connection& PostgresStore::connection() const {
+  if (m_connection && m_connection->connection.is_open()) return *m_connection;
+  m_connection.reset();
+  try {
+    m_connection = std::make_unique<Connection>(m_uri);
+    pqxx::nontransaction setup(m_connection->connection);
+    setup.exec("SET client_encoding = 'UTF8'");
+    // A batch is durable when COMMIT returns: the WAL is flushed first (the server's default,
+    // set here in case the role or database turned it off).
+    setup.exec("SET synchronous_commit = on");
+    check_encoding(setup, m_name);
+  } catch (const Error&) {
+    m_connection.reset();
+    throw;
+  } catch (const std::exception& e) {
+    m_connection.reset();
+    throw Error(fmt::format("cannot connect to {}: {}", m_name, e.what()));
+  }
+  return *m_connection;
+}
+
+AppendResult PostgresStore::append(const std::vector<Record>& batch) {
+  return append_records(batch, false);
+}
+
+AppendResult PostgresStore::import(const std::vector<Record>& batch) {
+  return append_records(batch, true);
+}
+
+AppendResult PostgresStore::append_records(const std::vector<Record>& batch, bool import) {
+  // Everything that can refuse the batch by itself is checked before connecting.
+  std::vector<PendingRecord> pending = serialize_batch(batch);
+  const std::vector<bool> repeated =
+      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
+  m_warnings.clear();
+  Connection& c = connection();
+  bool committing = false;
+  try {
+    pqxx::work txn(c.connection);
+    // Appenders on every machine queue here until the one before them commits, so reading the
+    // head and inserting after it happen as one step.
+    txn.exec(fmt::format("SELECT pg_advisory_xact_lock({})", k_lock_key));
+    create_or_check(txn, m_name);
+    AppendResult result;
+    std::string head(k_zero_hash);
+    std::int64_t seq = 0;
+    {
+      const pqxx::result last =
+          txn.exec("SELECT seq, bytes FROM benchledger_records ORDER BY seq DESC LIMIT 1");
+      if (!last.empty()) {
+        seq = last[0][0].as<std::int64_t>();
+        head = sha256_hex(std::string_view(last[0][1].c_str(), last[0][1].size()));
+      }
+    }
+    if (import) {
+      std::map<std::string, std::pair<std::int64_t, std::string>> existing;
+      for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
+        std::string ids;
+        for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
+          ids += (ids.empty() ? "" : ",") + txn.quote(pending[i].id);
+        }
+        const pqxx::result found = txn.exec(
+            "SELECT id, seq, bytes FROM benchledger_records WHERE id IN (" + ids + ")");
+        for (const auto& row : found) {
+          existing[row[0].c_str()] = {row[1].as<std::int64_t>(), row[2].c_str()};
+        }
+      }
+      std::vector<PendingRecord> kept;
+      for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (repeated[i]) {
+          ++result.skipped;
+          continue;
+        }
+        const auto it = existing.find(pending[i].id);
+        if (it == existing.end()) {
+          kept.push_back(pending[i]);
+          continue;
+        }
+        if (content_without_prev(it->second.second) != pending[i].bytes) {
+          throw ConflictError(fmt::format("field \"id\": {} is already in {} (record {}) with "
+                                          "other content; records are never changed, add a "
+                                          "note instead",
+                                          pending[i].id, m_name, it->second.first),
+                              i);
+        }
+        ++result.skipped;
+      }
+      pending = std::move(kept);
+    }
+    head = chain_onto(pending, head);
+    for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
+      std::string sql =
+          "INSERT INTO benchledger_records (seq, id, type, time, run, label, bench, params, "
+          "git_commit, target, bytes) VALUES ";
+      for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
+        const Columns columns = columns_of(batch[pending[i].index]);
+        sql += fmt::format("{}({},{},{},{},{},{},{},{},{},{},{})", i == from ? "" : ",", ++seq,
+                           txn.quote(columns.id), txn.quote(columns.type),
+                           txn.quote(columns.time), sql_text(txn, columns.run),
+                           sql_text(txn, columns.label), sql_text(txn, columns.bench),
+                           sql_text(txn, columns.params), sql_text(txn, columns.git_commit),
+                           sql_text(txn, columns.target), txn.quote(pending[i].bytes));
+      }
+      txn.exec(sql);
+    }
+    committing = true;
+    txn.commit();
+    result.appended = static_cast<std::int64_t>(pending.size());
+    result.head = head;
+    return result;
+  } catch (const ConflictError&) {
+    throw;
+  } catch (const pqxx::in_doubt_error& e) {
+    m_connection.reset();
+    throw Error(fmt::format("{}: the connection was lost during COMMIT, so whether the batch was "
+                            "written is unknown: {} (look for run {} with `benchledger ledger "
+                            "show`, then `verify`)",
+                            m_name, e.what(), pending.empty() ? "?" : pending.front().id));
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (nothing was written)");
+  } catch (const std::exception& e) {
+    if (!c.connection.is_open()) m_connection.reset();
+    // A COMMIT the server refused rolled back; one whose answer never came raised in_doubt.
+    throw Error(fmt::format("cannot append to {}: {}{} (nothing was written)", m_name, e.what(),
+                            committing ? " (COMMIT failed)" : ""));
+  }
+}
+
+Record PostgresStore::parse_row(std::int64_t seq, std::string_view bytes) const {
+  try {
+    return parse_record(bytes);
+  } catch (const Error& e) {
+    throw IntegrityError(fmt::format("{} record {}: {} (run `benchledger ledger verify`)",
+                                     m_name, seq, e.what()));
+  }
+}
+
+bool PostgresStore::query_rows(const std::string& sql,
+                               const std::function<bool(const Row&)>& row) const {
+  Connection& c = connection();
+  try {
+    pqxx::read_transaction txn(c.connection);
+    if (!table_exists(txn)) {
+      m_warnings.push_back(
+          fmt::format("{} has no ledger yet: read as an empty ledger (the first append creates "
+                      "its table)",
+                      m_name));
+      return false;
+    }
+    check_ours(txn, m_name);
+    txn.exec("DECLARE benchledger_rows NO SCROLL CURSOR FOR " + sql);
+    const std::string fetch = fmt::format("FETCH {} FROM benchledger_rows", k_fetch_rows);
+    for (;;) {
+      const pqxx::result page = txn.exec(fetch);
+      for (const auto& r : page) {
+        if (!row(row_of(r))) return true;
+      }
+      if (page.size() < static_cast<std::size_t>(k_fetch_rows)) return true;
+    }
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!c.connection.is_open()) m_connection.reset();
+    throw Error(fmt::format("cannot read {}: {}", m_name, e.what()));
+  }
+}
+
+void PostgresStore::scan(const std::function<bool(const StoredRecord&)>& visit) const {
+  m_warnings.clear();
+  query_rows("SELECT seq, bytes FROM benchledger_records ORDER BY seq", [&](const Row& row) {
+    const std::int64_t seq = integer(row[0]);
+    return visit(StoredRecord{seq, std::string(text(row[1])), parse_row(seq, text(row[1]))});
+  });
+}
+
+void PostgresStore::scan_bytes(
+    const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
+  m_warnings.clear();
+  query_rows("SELECT seq, bytes FROM benchledger_records ORDER BY seq",
+             [&](const Row& row) { return visit(integer(row[0]), text(row[1])); });
+}
+
+std::vector<RunRecord> PostgresStore::find_runs(const RunSelector& selector,
+                                                std::size_t limit) const {
+  m_warnings.clear();
+  std::vector<RunRecord> out;
+  if (limit == 0) return out;
+  // The quoting needs a connection; the selector's value only ever goes in through quote().
+  pqxx::connection& c = connection().connection;
+  const std::string page =
+      fmt::format(" ORDER BY seq DESC{} OFFSET {}",
+                  limit >= static_cast<std::size_t>(INT64_MAX) ? "" : fmt::format(" LIMIT {}", limit),
+                  selector.back);
+  std::string where;
+  switch (selector.kind) {
+    case RunSelector::Kind::id:
+      where = "id = " + c.quote(selector.value);
+      break;
+    case RunSelector::Kind::label:
+      where = "label = " + c.quote(selector.value);
+      break;
+    case RunSelector::Kind::git: {
+      // A prefix: LIKE with text_pattern_ops uses the index. The selector holds hex digits
+      // only, but the pattern's own characters are escaped all the same.
+      std::string pattern;
+      for (const char ch : selector.value) {
+        if (ch == '%' || ch == '_' || ch == '\\') pattern += '\\';
+        pattern += ch;
+      }
+      where = "git_commit LIKE " + c.quote(pattern + "%");
+      break;
+    }
+    case RunSelector::Kind::latest:
+      where = "TRUE";
+      break;
+  }
+  const std::string sql = "SELECT seq, bytes FROM benchledger_records WHERE type = 'run' AND " +
+                          where + (selector.kind == RunSelector::Kind::id ? "" : page);
+  query_rows(sql, [&](const Row& row) {
+    out.push_back(std::get<RunRecord>(parse_row(integer(row[0]), text(row[1]))));
+    return out.size() < limit;
+  });
+  return out;
+}
+
+std::optional<RunRecord> PostgresStore::find_run(const RunSelector& selector) const {
+  auto runs = find_runs(selector, 1);
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
+}
+
+std::vector<ResultRecord> PostgresStore::results_of(const std::string& run_id) const {
+  m_warnings.clear();
+  std::vector<ResultRecord> out;
+  const std::string sql =
+      "SELECT seq, bytes FROM benchledger_records WHERE run = " +
+      connection().connection.quote(run_id) + " AND type = 'result' ORDER BY seq";
+  query_rows(sql, [&](const Row& row) {
+    out.push_back(std::get<ResultRecord>(parse_row(integer(row[0]), text(row[1]))));
+    return true;
+  });
+  return out;
+}
+
+std::vector<NoteRecord> PostgresStore::notes() const {
+  m_warnings.clear();
+  std::vector<NoteRecord> out;
+  query_rows("SELECT seq, bytes FROM benchledger_records WHERE type = 'note' ORDER BY seq",
+             [&](const Row& row) {
+               out.push_back(std::get<NoteRecord>(parse_row(integer(row[0]), text(row[1]))));
+               return true;
+             });
+  return out;
+}
+
+std::optional<StoredRecord> PostgresStore::find_record(const std::string& id) const {
+  m_warnings.clear();
+  std::optional<StoredRecord> found;
+  query_rows("SELECT seq, bytes FROM benchledger_records WHERE id = " +
+                 connection().connection.quote(id),
+             [&](const Row& row) {
+               const std::int64_t seq = integer(row[0]);
+               found = StoredRecord{seq, std::string(text(row[1])), parse_row(seq, text(row[1]))};
+               return false;
+             });
+  return found;
+}
+
+std::vector<RunListing> PostgresStore::log(std::size_t limit) const {
+  m_warnings.clear();
+  std::vector<RunListing> out;
+  query_rows(fmt::format("SELECT r.seq, r.bytes, (SELECT count(*) FROM benchledger_records x "
+                         "WHERE x.run = r.id AND x.type = 'result') FROM benchledger_records r "
+                         "WHERE r.type = 'run' ORDER BY r.seq DESC{}",
+                         limit == 0 ? "" : fmt::format(" LIMIT {}", limit)),
+             [&](const Row& row) {
+               RunListing listing;
+               listing.run = std::get<RunRecord>(parse_row(integer(row[0]), text(row[1])));
+               listing.results = integer(row[2]);
+               out.push_back(std::move(listing));
+               return true;
+             });
+  return out;
+}
+
+VerifyReport PostgresStore::verify(const std::optional<std::string>& head) const {
+  m_warnings.clear();
+  ChainVerifier verifier(m_name, "record", head);
+  const bool exists = query_rows(fmt::format("SELECT {} FROM benchledger_records ORDER BY seq", k_columns),
+             [&](const Row& row) {
+               const std::int64_t seq = integer(row[0]);
+               const std::string_view bytes = text(row[1]);
+               if (!verifier.add(seq, bytes)) return false;
+               // The columns queries use must say what the bytes say.
+               const Columns stored{std::string(text(row[2])), std::string(text(row[3])),
+                                    std::string(text(row[4])), nullable(row[5]),
+                                    nullable(row[6]),          nullable(row[7]),
+                                    nullable(row[8]),          nullable(row[9]),
+                                    nullable(row[10])};
+               if (stored != columns_of(parse_record(bytes))) {
+                 verifier.add_bad(seq, stored.id,
+                                  "its indexed columns disagree with its bytes: the table was "
+                                  "changed outside benchledger");
+                 return false;
+               }
+               return true;
+             });
+  if (!exists) {
+    throw Error(fmt::format("cannot verify {}: it has no ledger yet", m_name));
+  }
+  return verifier.finish();
+}
+
+void PostgresStore::grant_append_only(const std::string& role) {
+  Connection& c = connection();
+  try {
+    pqxx::work txn(c.connection);
+    txn.exec(fmt::format("SELECT pg_advisory_xact_lock({})", k_lock_key));
+    create_or_check(txn, m_name);
+    const pqxx::result exists =
+        txn.exec("SELECT 1 FROM pg_roles WHERE rolname = " + txn.quote(role));
+    const std::string name = txn.quote_name(role);
+    if (exists.empty()) txn.exec("CREATE ROLE " + name + " LOGIN");
+    // Whatever it was given before, the role keeps only these on the ledger's table.
+    txn.exec("REVOKE ALL ON benchledger_records FROM " + name);
+    txn.exec("GRANT SELECT, INSERT ON benchledger_records TO " + name);
+    txn.commit();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!c.connection.is_open()) m_connection.reset();
+    throw Error(fmt::format("cannot grant {} append-only access to {}: {}", role, m_name,
+                            e.what()));
+  }
+}
+
+}  // namespace benchledger::ledger::postgres

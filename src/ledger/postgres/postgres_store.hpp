@@ -1,0 +1,65 @@
+// The PostgreSQL store (DESIGN.md, "The ledger"): one ledger shared by many machines and CI
+// runners. One table, `benchledger_records`, holds each record's exact bytes plus the columns
+// queries need, indexed. A batch is one transaction that first takes a transaction-scoped
+// advisory lock, so appenders from any machine queue and the chain never forks; COMMIT runs with
+// synchronous_commit on, so a batch is durable when append() returns. Triggers refuse every
+// UPDATE, DELETE and TRUNCATE and any row not placed after the last one, whoever sends them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <benchledger/ledger.hpp>
+
+namespace benchledger::ledger::postgres {
+
+class PostgresStore final : public Store {
+ public:
+  // Nothing is connected here: the first use connects, and the first append creates the table.
+  explicit PostgresStore(std::string uri);
+  ~PostgresStore() override;
+  PostgresStore(const PostgresStore&) = delete;
+  PostgresStore& operator=(const PostgresStore&) = delete;
+
+  std::string uri() const override { return m_uri; }
+  AppendResult append(const std::vector<Record>& batch) override;
+  AppendResult import(const std::vector<Record>& batch) override;
+  void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
+  std::optional<RunRecord> find_run(const RunSelector& selector) const override;
+  std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
+  std::vector<ResultRecord> results_of(const std::string& run_id) const override;
+  std::vector<NoteRecord> notes() const override;
+  VerifyReport verify(const std::optional<std::string>& head) const override;
+  std::vector<std::string> warnings() const override { return m_warnings; }
+  void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
+      const override;
+  std::optional<StoredRecord> find_record(const std::string& id) const override;
+  std::vector<RunListing> log(std::size_t limit) const override;
+
+  // Creates the table if missing, and lets `role` (created, with LOGIN, if it does not exist)
+  // read and append and nothing else. See grant_append_only() in ledger.hpp.
+  void grant_append_only(const std::string& role);
+
+ private:
+  struct Connection;
+  Connection& connection() const;
+  AppendResult append_records(const std::vector<Record>& batch, bool import);
+  // Runs `sql` in a read-only transaction and hands each row's columns to `row` (seq first,
+  // then bytes, then the rest), in batches from a cursor so that memory stays constant; `row`
+  // returns false to stop. Returns false, with a warning, while the table does not exist.
+  bool query_rows(const std::string& sql,
+                  const std::function<bool(const std::vector<std::optional<std::string_view>>&)>&
+                      row) const;
+  Record parse_row(std::int64_t seq, std::string_view bytes) const;
+
+  std::string m_uri;
+  std::string m_name;  // the URI without its password, for messages
+  mutable std::unique_ptr<Connection> m_connection;
+  mutable std::vector<std::string> m_warnings;
+};
+
+// The URI as messages may show it: any password (in the user part or a `password=` parameter)
+// is replaced by "***".
+std::string without_password(const std::string& uri);
+
+}  // namespace benchledger::ledger::postgres
