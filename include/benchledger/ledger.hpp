@@ -77,6 +77,7 @@ class Store {
  public:
   virtual ~Store() = default;
 
+  // The URI, as messages may show it: a password in a postgresql:// URI is replaced by "***".
   virtual std::string uri() const = 0;
 
   // Appends a batch as one atomic unit: sets each record's `prev` (ids and times must be set),

@@ -31,6 +31,7 @@ struct LedgerOptions {
   std::size_t limit = 0;
   std::string target, kind, text;
   std::optional<std::string> author, bench;
+  std::string role;
 };
 
 std::unique_ptr<ledger::Store> open(const LedgerOptions& options) {
@@ -265,9 +266,17 @@ int run_note(const LedgerOptions& options) {
   return 0;
 }
 
+int run_grant(const LedgerOptions& options) {
+  const std::string uri = options.ledger ? *options.ledger : ledger::default_ledger_uri();
+  ledger::grant_append_only(uri, options.role);
+  std::cout << fmt::format("{} may now read and append to {}, and nothing else\n", options.role,
+                           ledger::open_store(uri)->uri());
+  return 0;
+}
+
 void add_ledger_option(CLI::App& sub, LedgerOptions& options) {
   sub.add_option("--ledger", options.ledger,
-                 "ledger URI: path.ndjson, ndjson:PATH or sqlite:PATH (default: "
+                 "ledger URI: path.ndjson, ndjson:PATH, sqlite:PATH or postgresql://… (default: "
                  "BENCHLEDGER_LEDGER, the config file, else ledger/ledger.ndjson)");
 }
 
@@ -313,13 +322,19 @@ Runner add_ledger_command(CLI::App& app) {
   note->add_option("--bench", options->bench, "the benchmark the note is about");
   add_ledger_option(*note, *options);
 
-  return [options, import, export_, verify, log, show, note]() -> int {
+  CLI::App* grant = ledger->add_subcommand(
+      "grant", "PostgreSQL: let a role (created if missing) read and append, and nothing else");
+  grant->add_option("ROLE", options->role, "the role CI connects as")->required();
+  add_ledger_option(*grant, *options);
+
+  return [options, import, export_, verify, log, show, note, grant]() -> int {
     if (import->parsed()) return run_import(*options);
     if (export_->parsed()) return run_export(*options);
     if (verify->parsed()) return run_verify(*options);
     if (log->parsed()) return run_log(*options);
     if (show->parsed()) return run_show(*options);
     if (note->parsed()) return run_note(*options);
+    if (grant->parsed()) return run_grant(*options);
     return 2;
   };
 }

@@ -26,4 +26,16 @@ Columns columns_of(const Record& record) {
   return columns;
 }
 
+bool verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
+                const Columns& stored) {
+  if (!verifier.add(seq, bytes)) return false;
+  if (stored != columns_of(parse_record(bytes))) {
+    verifier.add_bad(seq, stored.id,
+                     "its indexed columns disagree with its bytes: the table was changed outside "
+                     "benchledger");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace benchledger::ledger

@@ -2,10 +2,14 @@
 // for their indexes and queries. `verify` checks that a row's columns say what its bytes say.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <benchledger/record.hpp>
+
+#include "ledger/chain.hpp"
 
 namespace benchledger::ledger {
 
@@ -17,5 +21,10 @@ struct Columns {
 
 // The columns as the record says them; `params` is the canonical JSON of a result's params.
 Columns columns_of(const Record& record);
+
+// `verify` of one database row: its bytes go through the chain, and its stored columns must say
+// what the bytes say (a row edited with the triggers off). False once the ledger is broken.
+bool verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
+                const Columns& stored);
 
 }  // namespace benchledger::ledger

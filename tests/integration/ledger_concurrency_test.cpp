@@ -21,8 +21,7 @@ TEST_CASE("8 concurrent appenders, 2,000 batches in all: every record present ex
   constexpr int k_batches_each = 250;
   constexpr int k_results = 2;
   ScratchDir dir;
-  for (const std::string& uri :
-       {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string()}) {
+  for (const std::string& uri : store_uris(dir)) {
     INFO(uri);
     std::vector<Child> children;
     for (int p = 0; p < k_processes; ++p) {

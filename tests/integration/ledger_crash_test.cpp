@@ -58,12 +58,13 @@ std::chrono::microseconds batch_duration(const std::string& uri) {
 
 TEST_CASE("SIGKILL at random moments loses at most the batch in flight, never half of one") {
   constexpr int k_kills = 200;
-  ScratchDir dir;
+  ScratchDir dir, calibration_dir;
   std::mt19937 random(20261122);  // seeded: a failure replays (with this machine's timing)
-  for (const auto& [uri, calibration_uri] : std::vector<std::pair<std::string, std::string>>{
-           {(dir / "ledger.ndjson").string(), (dir / "calibration.ndjson").string()},
-           {"sqlite:" + (dir / "ledger.db").string(),
-            "sqlite:" + (dir / "calibration.db").string()}}) {
+  std::vector<std::pair<std::string, std::string>> stores = {
+      {(dir / "ledger.ndjson").string(), (dir / "calibration.ndjson").string()},
+      {"sqlite:" + (dir / "ledger.db").string(), "sqlite:" + (dir / "calibration.db").string()}};
+  if (!dir.pg_uri().empty()) stores.emplace_back(dir.pg_uri(), calibration_dir.pg_uri());
+  for (const auto& [uri, calibration_uri] : stores) {
     INFO(uri);
     // Kills land up to three batches after the first one begins: before, inside and after a
     // write, and on average about one acknowledged batch a process. Capped, so that a freak

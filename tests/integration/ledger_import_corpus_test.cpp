@@ -61,8 +61,7 @@ std::vector<BadFile> corpus(const std::string& existing_result) {
 
 TEST_CASE("every file of the bad-input corpus is refused whole, the ledger byte-identical") {
   ScratchDir dir;
-  for (const std::string& uri :
-       {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string()}) {
+  for (const std::string& uri : store_uris(dir)) {
     INFO(uri);
     const auto store = open_store(uri);
     const auto existing = fresh_batch("baseline", 2);
@@ -128,8 +127,10 @@ TEST_CASE("a refused import leaves no file behind when the ledger did not exist"
   twice += serialize(changed) + "\n";
   write_file(dir / "twice.ndjson", twice);
   write_file(dir / "malformed.ndjson", serialize(good[0]) + "\n{\"schema\":\n");
-  for (const std::string& uri : {(dir / "new" / "ledger.ndjson").string(),
-                                 "sqlite:" + (dir / "new" / "ledger.db").string()}) {
+  std::vector<std::string> uris = {(dir / "new" / "ledger.ndjson").string(),
+                                   "sqlite:" + (dir / "new" / "ledger.db").string()};
+  if (!dir.pg_uri().empty()) uris.push_back(dir.pg_uri());
+  for (const std::string& uri : uris) {
     INFO(uri);
     const ProcessResult result =
         run_ledger({"import", (dir / "twice.ndjson").string(), "--ledger", uri});
@@ -142,5 +143,9 @@ TEST_CASE("a refused import leaves no file behind when the ledger did not exist"
     CHECK(malformed.exit_code == 2);
     CHECK_THAT(malformed.err, Catch::Contains("malformed.ndjson:2: malformed JSON"));
     CHECK_FALSE(std::filesystem::exists(dir / "new"));
+    // A database ledger: no table was created.
+    const auto store = open_store(uri);
+    CHECK(store->log(0).empty());
+    CHECK_THAT(store->warnings().at(0), Catch::Contains("does not exist yet"));
   }
 }

@@ -133,9 +133,10 @@ void check_encoding(Transaction& txn, const std::string& name) {
   const pqxx::result r = txn.exec("SHOW server_encoding");
   const std::string encoding = r[0][0].c_str();
   if (encoding != "UTF8" && encoding != "SQL_ASCII") {
-    throw Error(fmt::format("{}: the database's encoding is {}; a ledger needs UTF8 (records are "
-                            "UTF-8 and are kept byte for byte)",
-                            name, encoding));
+    throw Error(
+        fmt::format("{}: the database's encoding is {}; a ledger needs UTF8 (records are "
+                    "UTF-8 and are kept byte for byte)",
+                    name, encoding));
   }
 }
 
@@ -248,8 +249,8 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
         for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
           ids += (ids.empty() ? "" : ",") + txn.quote(pending[i].id);
         }
-        const pqxx::result found = txn.exec(
-            "SELECT id, seq, bytes FROM benchledger_records WHERE id IN (" + ids + ")");
+        const pqxx::result found =
+            txn.exec("SELECT id, seq, bytes FROM benchledger_records WHERE id IN (" + ids + ")");
         for (const auto& row : found) {
           existing[row[0].c_str()] = {row[1].as<std::int64_t>(), row[2].c_str()};
         }
@@ -284,11 +285,11 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
       for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
         const Columns columns = columns_of(batch[pending[i].index]);
         sql += fmt::format("{}({},{},{},{},{},{},{},{},{},{},{})", i == from ? "" : ",", ++seq,
-                           txn.quote(columns.id), txn.quote(columns.type),
-                           txn.quote(columns.time), sql_text(txn, columns.run),
-                           sql_text(txn, columns.label), sql_text(txn, columns.bench),
-                           sql_text(txn, columns.params), sql_text(txn, columns.git_commit),
-                           sql_text(txn, columns.target), txn.quote(pending[i].bytes));
+                           txn.quote(columns.id), txn.quote(columns.type), txn.quote(columns.time),
+                           sql_text(txn, columns.run), sql_text(txn, columns.label),
+                           sql_text(txn, columns.bench), sql_text(txn, columns.params),
+                           sql_text(txn, columns.git_commit), sql_text(txn, columns.target),
+                           txn.quote(pending[i].bytes));
       }
       txn.exec(sql);
     }
@@ -301,10 +302,11 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
     throw;
   } catch (const pqxx::in_doubt_error& e) {
     m_connection.reset();
-    throw Error(fmt::format("{}: the connection was lost during COMMIT, so whether the batch was "
-                            "written is unknown: {} (look for run {} with `benchledger ledger "
-                            "show`, then `verify`)",
-                            m_name, e.what(), pending.empty() ? "?" : pending.front().id));
+    throw Error(
+        fmt::format("{}: the connection was lost during COMMIT, so whether the batch was "
+                    "written is unknown: {} (look for run {} with `benchledger ledger "
+                    "show`, then `verify`)",
+                    m_name, e.what(), pending.empty() ? "?" : pending.front().id));
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (nothing was written)");
   } catch (const std::exception& e) {
@@ -319,8 +321,8 @@ Record PostgresStore::parse_row(std::int64_t seq, std::string_view bytes) const 
   try {
     return parse_record(bytes);
   } catch (const Error& e) {
-    throw IntegrityError(fmt::format("{} record {}: {} (run `benchledger ledger verify`)",
-                                     m_name, seq, e.what()));
+    throw IntegrityError(
+        fmt::format("{} record {}: {} (run `benchledger ledger verify`)", m_name, seq, e.what()));
   }
 }
 
@@ -331,8 +333,8 @@ bool PostgresStore::query_rows(const std::string& sql,
     pqxx::read_transaction txn(c.connection);
     if (!table_exists(txn)) {
       m_warnings.push_back(
-          fmt::format("{} has no ledger yet: read as an empty ledger (the first append creates "
-                      "its table)",
+          fmt::format("{}: its ledger table does not exist yet: read as an empty ledger (the "
+                      "first append creates it)",
                       m_name));
       return false;
     }
@@ -376,10 +378,10 @@ std::vector<RunRecord> PostgresStore::find_runs(const RunSelector& selector,
   if (limit == 0) return out;
   // The quoting needs a connection; the selector's value only ever goes in through quote().
   pqxx::connection& c = connection().connection;
-  const std::string page =
-      fmt::format(" ORDER BY seq DESC{} OFFSET {}",
-                  limit >= static_cast<std::size_t>(INT64_MAX) ? "" : fmt::format(" LIMIT {}", limit),
-                  selector.back);
+  const std::string page = fmt::format(
+      " ORDER BY seq DESC{} OFFSET {}",
+      limit >= static_cast<std::size_t>(INT64_MAX) ? "" : fmt::format(" LIMIT {}", limit),
+      selector.back);
   std::string where;
   switch (selector.kind) {
     case RunSelector::Kind::id:
@@ -421,9 +423,9 @@ std::optional<RunRecord> PostgresStore::find_run(const RunSelector& selector) co
 std::vector<ResultRecord> PostgresStore::results_of(const std::string& run_id) const {
   m_warnings.clear();
   std::vector<ResultRecord> out;
-  const std::string sql =
-      "SELECT seq, bytes FROM benchledger_records WHERE run = " +
-      connection().connection.quote(run_id) + " AND type = 'result' ORDER BY seq";
+  const std::string sql = "SELECT seq, bytes FROM benchledger_records WHERE run = " +
+                          connection().connection.quote(run_id) +
+                          " AND type = 'result' ORDER BY seq";
   query_rows(sql, [&](const Row& row) {
     out.push_back(std::get<ResultRecord>(parse_row(integer(row[0]), text(row[1]))));
     return true;
@@ -445,13 +447,13 @@ std::vector<NoteRecord> PostgresStore::notes() const {
 std::optional<StoredRecord> PostgresStore::find_record(const std::string& id) const {
   m_warnings.clear();
   std::optional<StoredRecord> found;
-  query_rows("SELECT seq, bytes FROM benchledger_records WHERE id = " +
-                 connection().connection.quote(id),
-             [&](const Row& row) {
-               const std::int64_t seq = integer(row[0]);
-               found = StoredRecord{seq, std::string(text(row[1])), parse_row(seq, text(row[1]))};
-               return false;
-             });
+  query_rows(
+      "SELECT seq, bytes FROM benchledger_records WHERE id = " + connection().connection.quote(id),
+      [&](const Row& row) {
+        const std::int64_t seq = integer(row[0]);
+        found = StoredRecord{seq, std::string(text(row[1])), parse_row(seq, text(row[1]))};
+        return false;
+      });
   return found;
 }
 
@@ -475,27 +477,17 @@ std::vector<RunListing> PostgresStore::log(std::size_t limit) const {
 VerifyReport PostgresStore::verify(const std::optional<std::string>& head) const {
   m_warnings.clear();
   ChainVerifier verifier(m_name, "record", head);
-  const bool exists = query_rows(fmt::format("SELECT {} FROM benchledger_records ORDER BY seq", k_columns),
-             [&](const Row& row) {
-               const std::int64_t seq = integer(row[0]);
-               const std::string_view bytes = text(row[1]);
-               if (!verifier.add(seq, bytes)) return false;
-               // The columns queries use must say what the bytes say.
-               const Columns stored{std::string(text(row[2])), std::string(text(row[3])),
-                                    std::string(text(row[4])), nullable(row[5]),
-                                    nullable(row[6]),          nullable(row[7]),
-                                    nullable(row[8]),          nullable(row[9]),
-                                    nullable(row[10])};
-               if (stored != columns_of(parse_record(bytes))) {
-                 verifier.add_bad(seq, stored.id,
-                                  "its indexed columns disagree with its bytes: the table was "
-                                  "changed outside benchledger");
-                 return false;
-               }
-               return true;
-             });
+  const bool exists =
+      query_rows(fmt::format("SELECT {} FROM benchledger_records ORDER BY seq", k_columns),
+                 [&](const Row& row) {
+                   return verify_row(verifier, integer(row[0]), text(row[1]),
+                                     Columns{std::string(text(row[2])), std::string(text(row[3])),
+                                             std::string(text(row[4])), nullable(row[5]),
+                                             nullable(row[6]), nullable(row[7]), nullable(row[8]),
+                                             nullable(row[9]), nullable(row[10])});
+                 });
   if (!exists) {
-    throw Error(fmt::format("cannot verify {}: it has no ledger yet", m_name));
+    throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
   }
   return verifier.finish();
 }
@@ -518,8 +510,8 @@ void PostgresStore::grant_append_only(const std::string& role) {
     throw;
   } catch (const std::exception& e) {
     if (!c.connection.is_open()) m_connection.reset();
-    throw Error(fmt::format("cannot grant {} append-only access to {}: {}", role, m_name,
-                            e.what()));
+    throw Error(
+        fmt::format("cannot grant {} append-only access to {}: {}", role, m_name, e.what()));
   }
 }
 

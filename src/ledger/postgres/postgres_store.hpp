@@ -21,7 +21,7 @@ class PostgresStore final : public Store {
   PostgresStore(const PostgresStore&) = delete;
   PostgresStore& operator=(const PostgresStore&) = delete;
 
-  std::string uri() const override { return m_uri; }
+  std::string uri() const override { return m_name; }  // without its password
   AppendResult append(const std::vector<Record>& batch) override;
   AppendResult import(const std::vector<Record>& batch) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
@@ -47,9 +47,9 @@ class PostgresStore final : public Store {
   // Runs `sql` in a read-only transaction and hands each row's columns to `row` (seq first,
   // then bytes, then the rest), in batches from a cursor so that memory stays constant; `row`
   // returns false to stop. Returns false, with a warning, while the table does not exist.
-  bool query_rows(const std::string& sql,
-                  const std::function<bool(const std::vector<std::optional<std::string_view>>&)>&
-                      row) const;
+  bool query_rows(
+      const std::string& sql,
+      const std::function<bool(const std::vector<std::optional<std::string_view>>&)>& row) const;
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
 
   std::string m_uri;

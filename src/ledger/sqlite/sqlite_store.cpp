@@ -529,26 +529,17 @@ VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
   sqlite3* db = reader();
   if (db == nullptr) throw Error(fmt::format("cannot verify {}: it does not exist", name));
   ChainVerifier verifier(name, "record", head);
-  query_rows(db,
-             "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
-             "FROM records ORDER BY seq",
-             name, k_no_binding, [&](Statement& row) {
-               const std::int64_t seq = row.integer(0);
-               const std::string_view bytes = row.text(10);
-               if (!verifier.add(seq, bytes)) return false;
-               // The columns queries use must say what the bytes say.
-               const Columns stored{
-                   std::string(row.text(1)), std::string(row.text(2)), std::string(row.text(3)),
-                   row.nullable_text(4),     row.nullable_text(5),     row.nullable_text(6),
-                   row.nullable_text(7),     row.nullable_text(8),     row.nullable_text(9)};
-               if (stored != columns_of(parse_record(bytes))) {
-                 verifier.add_bad(seq, stored.id,
-                                  "its indexed columns disagree with its bytes: the table was "
-                                  "changed outside benchledger");
-                 return false;
-               }
-               return true;
-             });
+  query_rows(
+      db,
+      "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
+      "FROM records ORDER BY seq",
+      name, k_no_binding, [&](Statement& row) {
+        return verify_row(
+            verifier, row.integer(0), row.text(10),
+            Columns{std::string(row.text(1)), std::string(row.text(2)), std::string(row.text(3)),
+                    row.nullable_text(4), row.nullable_text(5), row.nullable_text(6),
+                    row.nullable_text(7), row.nullable_text(8), row.nullable_text(9)});
+      });
   return verifier.finish();
 }
 

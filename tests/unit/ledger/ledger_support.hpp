@@ -1,7 +1,12 @@
 // Shared by the ledger's unit and integration tests: scratch directories and records.
 #pragma once
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +22,38 @@
 
 namespace benchledger::testing {
 
-// A fresh directory under /tmp, removed with everything in it when the test ends.
+// The test PostgreSQL server's URI (tools/test starts one and sets BENCHLEDGER_TEST_PG), or
+// empty when there is none.
+inline std::string test_pg_server() {
+  const char* uri = std::getenv("BENCHLEDGER_TEST_PG");
+  return uri == nullptr ? std::string() : std::string(uri);
+}
+
+// Runs SQL on the test server's maintenance database with psql (no shell between); true on
+// success.
+inline bool run_pg_admin_sql(const std::string& sql) {
+  const std::string server = test_pg_server();
+  std::vector<std::string> args = {"psql", "-X",   "-q", "-v", "ON_ERROR_STOP=1",
+                                   "-d",   server, "-c", sql};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, "psql", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return false;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// A fresh directory under /tmp, removed with everything in it when the test ends; and, when a
+// test asks for one, a fresh database on the test PostgreSQL server, dropped at the same time.
 class ScratchDir {
  public:
   ScratchDir() {
@@ -29,14 +65,34 @@ class ScratchDir {
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
   ~ScratchDir() {
+    if (!m_database.empty()) {
+      run_pg_admin_sql("DROP DATABASE IF EXISTS \"" + m_database + "\" WITH (FORCE)");
+    }
     std::error_code ec;
     std::filesystem::remove_all(m_path, ec);
   }
   const std::filesystem::path& path() const { return m_path; }
   std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
 
+  // The URI of this directory's own database on the test server (created on first call), or
+  // empty when there is no test server.
+  std::string pg_uri() const {
+    const std::string server = test_pg_server();
+    if (server.empty()) return {};
+    if (m_database.empty()) {
+      // mkdtemp's suffix: letters and digits, unique among live directories.
+      const std::string name = "bl_" + m_path.filename().string().substr(19);
+      if (!run_pg_admin_sql("CREATE DATABASE \"" + name + "\"")) {
+        throw std::runtime_error("cannot create database " + name + " on " + server);
+      }
+      m_database = name;
+    }
+    return server.substr(0, server.rfind('/') + 1) + m_database;
+  }
+
  private:
   std::filesystem::path m_path;
+  mutable std::string m_database;
 };
 
 inline std::string read_file(const std::filesystem::path& path) {
@@ -60,9 +116,13 @@ inline std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-// Each store under test, as a URI in a scratch directory.
+// Each store under test, as a URI in a scratch directory (and its database on the test
+// PostgreSQL server, when there is one).
 inline std::vector<std::string> store_uris(const ScratchDir& dir) {
-  return {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string()};
+  std::vector<std::string> uris = {(dir / "ledger.ndjson").string(),
+                                   "sqlite:" + (dir / "ledger.db").string()};
+  if (const std::string pg = dir.pg_uri(); !pg.empty()) uris.push_back(pg);
+  return uris;
 }
 
 // A run with a fresh id and time, and `count` results for it: one batch as bench-run makes it.
