@@ -85,13 +85,14 @@ TEST_CASE("psql cannot update, delete, truncate or slip records into a PostgreSQ
       {"TRUNCATE benchledger_records", "TRUNCATE is refused"},
       {"INSERT INTO benchledger_records (seq, id, type, time, bytes) VALUES (2, "
        "'01JDQ8Z6X0000000000000000Z', 'note', '2026-11-22T04:27:59.123456Z', '{}')",
-       "a record goes after the last one"},
+       "this seq is taken"},
+      {"INSERT INTO benchledger_records (seq, id, type, time, bytes) VALUES (2, "
+       "'01JDQ8Z6X0000000000000000Z', 'note', '2026-11-22T04:27:59.123456Z', '{}') "
+       "ON CONFLICT (seq) DO UPDATE SET bytes = EXCLUDED.bytes",
+       "UPDATE is refused"},
       {"INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT 100, id, type, time, "
        "'{}' FROM benchledger_records WHERE seq = 2",
-       "a record goes after the last one"},
-      {"INSERT INTO benchledger_records (id, type, time, bytes) VALUES "
-       "('01JDQ8Z6X0000000000000000Z', 'note', '2026-11-22T04:27:59.123456Z', '{}')",
-       "a record goes after the last one"},
+       "this id is taken"},
   };
   for (const auto& [sql, reason] : attempts) {
     INFO(sql);
@@ -99,6 +100,13 @@ TEST_CASE("psql cannot update, delete, truncate or slip records into a PostgreSQ
     CHECK(result.exit_code != 0);
     CHECK_THAT(result.err, Catch::Contains("append-only") && Catch::Contains(reason));
   }
+  // Without a position, a row has nowhere to go.
+  const ProcessResult no_seq =
+      psql(uri,
+           "INSERT INTO benchledger_records (id, type, time, bytes) VALUES "
+           "('01JDQ8Z6X0000000000000000Z', 'note', '2026-11-22T04:27:59.123456Z', '{}')");
+  CHECK(no_seq.exit_code != 0);
+  CHECK_THAT(no_seq.err, Catch::Contains("\"seq\"") && Catch::Contains("not-null"));
   CHECK(exported() == before);
   CHECK(run_ledger({"verify", "--ledger", uri}).exit_code == 0);
 }

@@ -1,0 +1,147 @@
+// What the PostgreSQL store costs, each figure next to a baseline measured in the same run on
+// the same server:
+//   - appending 1,000-record batches (a run and 999 results), against the same bytes sent as
+//     plain multi-row INSERTs into a table with no index, trigger or lock, one transaction a
+//     batch (what any client pays to make those bytes durable on that server);
+//   - finding one run and reading its 999 results in a 1,000,000-record ledger (by label, and
+//     `latest`), against the SQLite figures of ledger_bench.
+// BENCHLEDGER_BENCH_PG names the server's maintenance database (tools/self-bench starts a
+// throwaway server with fsync on); each benchmark makes a database of its own there. Without
+// it the program says so and exits 2.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <pqxx/pqxx>
+
+#include <benchledger/ledger.hpp>
+
+#include "ledger/chain.hpp"
+#include "unit/ledger/ledger_support.hpp"
+
+namespace {
+
+namespace bl = benchledger;
+using bl::testing::fresh_batch;
+
+constexpr int k_batch_records = 1000;
+constexpr int k_million_runs = 1000;  // x (1 run + 999 results) = 1,000,000 records
+constexpr std::size_t k_insert_rows = 250;
+
+std::string server() {
+  const char* uri = std::getenv("BENCHLEDGER_BENCH_PG");
+  return uri == nullptr ? std::string() : std::string(uri);
+}
+
+// A new, empty database on the server (an older one of that name is dropped first).
+std::string fresh_database(const std::string& name) {
+  pqxx::connection admin(server());
+  pqxx::nontransaction txn(admin);
+  txn.exec("DROP DATABASE IF EXISTS " + txn.quote_name(name) + " WITH (FORCE)");
+  txn.exec("CREATE DATABASE " + txn.quote_name(name));
+  const std::string base = server();
+  return base.substr(0, base.rfind('/') + 1) + name;
+}
+
+void BM_PostgresAppendBatch1000(benchmark::State& state) {
+  const auto store = bl::ledger::open_store(fresh_database("bl_bench_append"));
+  std::vector<bl::Record> batch;
+  for (auto _ : state) {
+    state.PauseTiming();
+    batch = fresh_batch("bench", k_batch_records - 1);
+    state.ResumeTiming();
+    store->append(batch);
+  }
+  state.counters["records/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * k_batch_records), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PostgresAppendBatch1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The floor: one batch's canonical bytes as plain INSERTs, quoted once before timing.
+void BM_PostgresRawInsertBatch1000(benchmark::State& state) {
+  pqxx::connection connection(fresh_database("bl_bench_raw"));
+  {
+    pqxx::work txn(connection);
+    txn.exec("CREATE TABLE raw (seq bigint, bytes text)");
+    txn.commit();
+  }
+  const auto pending = bl::ledger::serialize_batch(fresh_batch("bench", k_batch_records - 1));
+  std::vector<std::string> statements;
+  for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
+    std::string sql = "INSERT INTO raw (seq, bytes) VALUES ";
+    for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
+      sql += (i == from ? "(" : ",(") + std::to_string(i) + "," +
+             connection.quote(pending[i].bytes) + ")";
+    }
+    statements.push_back(std::move(sql));
+  }
+  for (auto _ : state) {
+    pqxx::work txn(connection);
+    for (const std::string& sql : statements) txn.exec(sql);
+    txn.commit();
+  }
+  state.counters["records/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * k_batch_records), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PostgresRawInsertBatch1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The 1,000,000-record ledger, built once a run: runs labelled run-0000 ... run-0999.
+const std::string& million() {
+  static const std::string uri = [] {
+    const std::string made = fresh_database("bl_bench_million");
+    std::fprintf(stderr, "building a 1,000,000-record PostgreSQL ledger ...\n");
+    const auto store = bl::ledger::open_store(made);
+    for (int run = 0; run < k_million_runs; ++run) {
+      char label[16];
+      std::snprintf(label, sizeof label, "run-%04d", run);
+      store->append(fresh_batch(label, k_batch_records - 1));
+    }
+    pqxx::connection connection(made);
+    pqxx::nontransaction(connection).exec("VACUUM ANALYZE benchledger_records");
+    return made;
+  }();
+  return uri;
+}
+
+void find_and_read(benchmark::State& state, const std::string& selector) {
+  const std::string& uri = million();
+  std::size_t results = 0;
+  for (auto _ : state) {
+    const auto store = bl::ledger::open_store(uri);  // as one CLI call does: connect included
+    const auto run = store->find_run(bl::ledger::parse_run_selector(selector));
+    if (!run) {
+      state.SkipWithError("run not found");
+      return;
+    }
+    results = store->results_of(run->header.id).size();
+  }
+  if (results != k_batch_records - 1) state.SkipWithError("wrong number of results");
+}
+
+void BM_PostgresFindRunByLabel1M(benchmark::State& state) {
+  find_and_read(state, "run-0500");
+}
+BENCHMARK(BM_PostgresFindRunByLabel1M)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_PostgresFindLatestRun1M(benchmark::State& state) {
+  find_and_read(state, "latest");
+}
+BENCHMARK(BM_PostgresFindLatestRun1M)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (server().empty()) {
+    std::fprintf(stderr,
+                 "postgres_bench: BENCHLEDGER_BENCH_PG is not set (tools/self-bench starts a "
+                 "server and sets it)\n");
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
