@@ -780,11 +780,9 @@ int execute_run(const RunOptions& o, const RunContext& context) {
     batch.emplace_back(r);
     ids.push_back(r.header.id);
   }
-  std::string ledger_uri;
   std::unique_ptr<ledger::Store> store;
   if (!o.dry_run) {
-    ledger_uri = o.ledger.value_or(ledger::default_ledger_uri());
-    store = ledger::open_store(ledger_uri);
+    store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
     store->append(batch);
   }
 
@@ -799,7 +797,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
     print_summary(results);
     if (store) {
       std::cout << fmt::format("\nrun {}{}: {} results appended to {}\n", run.header.id,
-                               label ? " (" + *label + ")" : "", results.size(), ledger_uri);
+                               label ? " (" + *label + ")" : "", results.size(), store->uri());
     } else {
       std::cout << fmt::format("\nrun {}: {} results (dry run: nothing appended)\n", run.header.id,
                                results.size());

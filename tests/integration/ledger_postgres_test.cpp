@@ -3,6 +3,11 @@
 // and nothing else, a table or database the ledger cannot trust is refused, a lost connection
 // costs one append and no record, and no message shows a password. (The Store contract, the
 // ledger commands and the concurrent appenders run on this store in their own tests.)
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+
 #include <catch2/catch.hpp>
 
 #include "integration/ledger_census.hpp"
@@ -30,8 +35,8 @@ std::string as_user(const std::string& uri, const std::string& user) {
 // declared before the ScratchDir whose database holds its privileges, so dropped after it.
 class ScratchRole {
  public:
-  explicit ScratchRole(const ScratchDir& dir)
-      : m_name("ci_" + dir.path().filename().string().substr(19)) {}
+  explicit ScratchRole(const ScratchDir& dir, const std::string& prefix = "ci_")
+      : m_name(prefix + dir.path().filename().string().substr(19)) {}
   ~ScratchRole() { run_pg_admin_sql("DROP ROLE IF EXISTS \"" + m_name + "\""); }
   const std::string& name() const { return m_name; }
 
@@ -55,6 +60,13 @@ TEST_CASE("no message shows the password of a postgresql:// URI") {
         "postgresql://db/bench?user=ci&password=***&sslmode=off");
   CHECK(postgres::without_password("postgresql://ci@db/bench") == "postgresql://ci@db/bench");
   CHECK(postgres::without_password("postgresql://db:5432/bench") == "postgresql://db:5432/bench");
+  // libpq reads the user part up to an '@' met before any '/': a password may hold '?' or ':'.
+  CHECK(postgres::without_password("postgresql://ci:se?c:ret@db/bench?sslmode=off") ==
+        "postgresql://ci:***@db/bench?sslmode=off");
+  CHECK(postgres::without_password("postgresql://db/bench?sslpassword=key&pass%77ord=x") ==
+        "postgresql://db/bench?sslpassword=***&pass%77ord=***");
+  CHECK(postgres::without_password("postgresql://db/bench?application_name=a@b") ==
+        "postgresql://db/bench?application_name=a@b");
 
   // Port 1 on loopback: nothing listens there.
   const std::string uri = "postgresql://ci:secret@127.0.0.1:1/bench";
@@ -65,6 +77,19 @@ TEST_CASE("no message shows the password of a postgresql:// URI") {
   const ProcessResult cli = run_ledger({"log", "--ledger", uri});
   CHECK(cli.exit_code == 2);
   CHECK_THAT(cli.err, Catch::Contains("cannot connect") && !Catch::Contains("secret"));
+  // libpq quotes a password it cannot parse; that message is not shown.
+  CHECK_THROWS_WITH(open_store("postgresql://ci:s3cr%zzet@127.0.0.1:1/bench")->log(0),
+                    Catch::Contains("cannot connect") && !Catch::Contains("s3cr"));
+  // bench-run's own summary line names the ledger as the store does.
+  ScratchDir dir;
+  const std::string pg = dir.pg_uri();
+  REQUIRE_FALSE(pg.empty());
+  const std::string with_password = "postgresql://postgres:hunter2@" + pg.substr(pg.find('@') + 1);
+  const ProcessResult run = run_process({cli_path(), "run", "--ledger", with_password, "--runs",
+                                         "2", "--warmup", "0", "--", "/bin/true"});
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("postgres:***@") && !Catch::Contains("hunter2"));
 }
 
 TEST_CASE("psql cannot update, delete, truncate or slip records into a PostgreSQL ledger") {
@@ -185,6 +210,32 @@ TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") 
   }
   CHECK(run_ledger({"verify", "--ledger", ci}).exit_code == 0);
 
+  // What INSERT alone can do is append records that chain on: the database checks the chain.
+  const std::string bad_row =
+      "INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT max(seq) + 1, "
+      "'01JDQ8Z6X0000000000000000Z', 'note', '2026-11-22T04:27:59.123456Z', ";
+  const std::vector<std::pair<std::string, std::string>> inserts = {
+      {bad_row + "'{\"garbage\":1}' FROM benchledger_records", "does not chain on"},
+      {"INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT seq + 1, "
+       "'01JDQ8Z6X0000000000000000Z', 'note', 't', replace(bytes, '\"prev\":\"', "
+       "'\"prev\":\"0') FROM benchledger_records WHERE seq = (SELECT max(seq) FROM "
+       "benchledger_records)",
+       "does not chain on"},
+      {"INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT max(seq) + 5, "
+       "'01JDQ8Z6X0000000000000000Z', 'note', 't', '{}' FROM benchledger_records",
+       "not numbered on from the last one"},
+      {"INSERT INTO benchledger_records (seq, id, type, time, bytes) VALUES (-1, "
+       "'01JDQ8Z6X0000000000000000Z', 'note', 't', '{}')",
+       "positions start at 1"},
+  };
+  for (const auto& [sql, reason] : inserts) {
+    INFO(sql);
+    const ProcessResult result = psql(ci, sql);
+    CHECK(result.exit_code != 0);
+    CHECK_THAT(result.err, Catch::Contains(reason));
+  }
+  CHECK(run_ledger({"verify", "--ledger", ci}).exit_code == 0);
+
   const ProcessResult file = run_ledger({"grant", "ci", "--ledger", (dir / "l.ndjson").string()});
   CHECK(file.exit_code == 2);
   CHECK_THAT(file.err, Catch::Contains("for postgresql:// ledgers"));
@@ -238,5 +289,112 @@ TEST_CASE("a lost connection costs one append, names it, and loses no record") {
   const Census census = take_census(uri);
   CHECK(census.records == 8);
   CHECK(census.results_of_run.size() == 2);
+  CHECK(store->verify(std::nullopt).ok);
+}
+
+TEST_CASE("ledger grant refuses a role that REVOKE cannot make append-only") {
+  ScratchDir dir;
+  const ScratchRole owner(dir, "owner_"), member(dir, "member_"), group(dir, "group_");
+  const std::string database = "bl_owned_" + dir.path().filename().string().substr(19);
+  REQUIRE(run_pg_admin_sql("CREATE ROLE \"" + owner.name() + "\" LOGIN"));
+  REQUIRE(run_pg_admin_sql("CREATE DATABASE \"" + database + "\" OWNER \"" + owner.name() + "\""));
+  const std::string server = test_pg_server();
+  const std::string uri = server.substr(0, server.rfind('/') + 1) + database;
+  const std::string as_owner = as_user(uri, owner.name());
+  open_store(as_owner)->append(fresh_batch("baseline", 1));  // the owner makes the table
+
+  const ProcessResult superuser = run_ledger({"grant", "postgres", "--ledger", uri});
+  CHECK(superuser.exit_code == 2);
+  CHECK_THAT(superuser.err, Catch::Contains("postgres is a superuser"));
+  const ProcessResult owns = run_ledger({"grant", owner.name(), "--ledger", uri});
+  CHECK(owns.exit_code == 2);
+  CHECK_THAT(owns.err, Catch::Contains(owner.name() + " owns"));
+  // The refused grant revoked nothing: the owner still has its privileges.
+  CHECK(psql(as_owner,
+             "DO $$ BEGIN IF NOT has_table_privilege('benchledger_records', 'UPDATE') "
+             "THEN RAISE EXCEPTION 'revoked'; END IF; END $$")
+            .exit_code == 0);
+  REQUIRE(run_pg_admin_sql("CREATE ROLE \"" + group.name() + "\""));
+  REQUIRE(
+      psql(as_owner, "GRANT UPDATE ON benchledger_records TO \"" + group.name() + "\"").exit_code ==
+      0);
+  REQUIRE(run_pg_admin_sql("CREATE ROLE \"" + member.name() + "\" LOGIN IN ROLE \"" + group.name() +
+                           "\""));
+  const ProcessResult through = run_ledger({"grant", member.name(), "--ledger", uri});
+  CHECK(through.exit_code == 2);
+  CHECK_THAT(through.err, Catch::Contains("still has UPDATE") &&
+                              Catch::Contains("through a role it is a member of"));
+  run_pg_admin_sql("DROP DATABASE \"" + database + "\" WITH (FORCE)");
+}
+
+TEST_CASE("appends keep their guarantees whatever the database's session defaults") {
+  ScratchDir dir;
+  const std::string uri = dir.pg_uri();
+  REQUIRE_FALSE(uri.empty());
+  const std::string database = uri.substr(uri.rfind('/') + 1);
+
+  SECTION("REPEATABLE READ by default: concurrent appenders still read the head after the lock") {
+    REQUIRE(run_pg_admin_sql("ALTER DATABASE \"" + database +
+                             "\" SET default_transaction_isolation = 'repeatable read'"));
+    std::vector<Child> children;
+    for (int p = 0; p < 4; ++p) {
+      children.push_back(spawn({LEDGER_APPENDER, uri, "25", "2", "rr-" + std::to_string(p)}));
+    }
+    for (auto& child : children) {
+      const ProcessResult result = finish(child);
+      INFO(result.err);
+      CHECK(result.exit_code == 0);
+    }
+    CHECK(take_census(uri).records == 4 * 25 * 3);
+    CHECK(open_store(uri)->verify(std::nullopt).ok);
+  }
+  SECTION("a lock held too long: the appender gives up within lock_timeout, naming why") {
+    REQUIRE(run_pg_admin_sql("ALTER DATABASE \"" + database + "\" SET lock_timeout = '1s'"));
+    open_store(uri)->append(fresh_batch("baseline", 1));
+    // Another session holds the appenders' advisory lock for 20 s.
+    Child holder = spawn({"/usr/bin/psql", "-X", "-q", "-d", uri, "-c",
+                          "SELECT pg_advisory_lock(1111838275), pg_sleep(20)"});
+    for (int tries = 0; tries < 200; ++tries) {
+      if (psql(uri,
+               "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = "
+               "'advisory' AND granted) THEN RAISE EXCEPTION 'not yet'; END IF; END $$")
+              .exit_code == 0) {
+        break;
+      }
+      usleep(50'000);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(open_store(uri)->append(fresh_batch("blocked", 1)),
+                      Catch::Contains("another appender held the ledger's lock") &&
+                          Catch::Contains("nothing was written"));
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(15));
+    ::kill(holder.pid, SIGTERM);
+    finish(holder);
+    run_pg_admin_sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
+                     database + "' AND pid <> pg_backend_pid()");
+    CHECK(take_census(uri).records == 2);
+  }
+}
+
+TEST_CASE("a connection lost during COMMIT is reported as unknown, not as nothing written") {
+  ScratchDir dir;
+  const std::string uri = dir.pg_uri();
+  REQUIRE_FALSE(uri.empty());
+  const auto store = open_store(uri);
+  store->append(fresh_batch("baseline", 1));
+  // A deferred constraint trigger runs at COMMIT and ends its own session there.
+  REQUIRE(psql(uri,
+               "CREATE FUNCTION die() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+               "PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$; "
+               "CREATE CONSTRAINT TRIGGER die_at_commit AFTER INSERT ON benchledger_records "
+               "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION die()")
+              .exit_code == 0);
+  const auto lost = fresh_batch("lost", 1);
+  CHECK_THROWS_WITH(store->append(lost), Catch::Contains("lost during COMMIT") &&
+                                             Catch::Contains("is unknown") &&
+                                             Catch::Contains(header_of(lost[0]).id) &&
+                                             !Catch::Contains("nothing was written"));
+  REQUIRE(psql(uri, "DROP TRIGGER die_at_commit ON benchledger_records").exit_code == 0);
+  CHECK(store->append(fresh_batch("current", 1)).appended == 2);
   CHECK(store->verify(std::nullopt).ok);
 }

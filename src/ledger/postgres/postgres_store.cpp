@@ -4,6 +4,7 @@
 #include "ledger/postgres/postgres_store.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include <fmt/format.h>
@@ -20,6 +21,11 @@ namespace {
 
 // The key of the transaction-scoped advisory lock that orders appenders: "BENC".
 constexpr const char* k_lock_key = "1111838275";
+// How long an appender waits for the lock (unless the session sets its own lock_timeout), and
+// how long one may sit idle inside its transaction: the SQLite store's busy timeout.
+constexpr const char* k_lock_timeout = "60s";
+// SQLSTATE lock_not_available: lock_timeout expired.
+constexpr const char* k_lock_not_available = "55P03";
 // Marks the table as a benchledger ledger, like SQLite's application_id.
 constexpr const char* k_table_comment = "benchledger ledger, schema benchledger/1";
 // Rows per INSERT statement, and per FETCH from a reading cursor.
@@ -36,7 +42,8 @@ constexpr int k_fetch_rows = 1000;
 constexpr const char* k_schema_sql = R"sql(
 CREATE TABLE benchledger_records (
   seq bigint NOT NULL
-    CONSTRAINT "benchledger ledger is append-only: this seq is taken" PRIMARY KEY,
+    CONSTRAINT "benchledger ledger is append-only: this seq is taken" PRIMARY KEY
+    CONSTRAINT "benchledger ledger positions start at 1" CHECK (seq > 0),
   id text NOT NULL
     CONSTRAINT "benchledger ledger is append-only: this id is taken" UNIQUE,
   type text NOT NULL CHECK (type IN ('run', 'result', 'note')),
@@ -67,6 +74,53 @@ CREATE TRIGGER benchledger_refuse_delete BEFORE DELETE ON benchledger_records
   FOR EACH ROW EXECUTE FUNCTION benchledger_refuse_change();
 CREATE TRIGGER benchledger_refuse_truncate BEFORE TRUNCATE ON benchledger_records
   FOR EACH STATEMENT EXECUTE FUNCTION benchledger_refuse_change();
+)sql";
+
+// The database keeps the chain itself: after every INSERT statement, its rows must be numbered
+// on from the last row before them and each `prev` must be the SHA-256 of the bytes of the row
+// before it. So a role that may only insert (`ledger grant`) can append records, and cannot
+// append anything that breaks the chain for everyone else. One check a statement, over its
+// rows (a transition table), not a trigger a row. {0} is the table's schema.
+constexpr const char* k_chain_sql = R"sql(
+CREATE OR REPLACE FUNCTION benchledger_chain_on() RETURNS trigger
+LANGUAGE plpgsql SET search_path = {0}, pg_temp AS $$
+DECLARE
+  first_seq bigint;
+  last_seq bigint;
+  rows bigint;
+  start_hash text;
+  bad bigint;
+BEGIN
+  SELECT min(seq), max(seq), count(*) INTO first_seq, last_seq, rows FROM new_rows;
+  IF rows = 0 THEN
+    RETURN NULL;
+  END IF;
+  IF last_seq - first_seq + 1 <> rows
+     OR (SELECT count(*) FROM benchledger_records WHERE seq >= first_seq) <> rows THEN
+    RAISE EXCEPTION 'benchledger ledger is append-only: records go after the last one, numbered on from it';
+  END IF;
+  SELECT encode(sha256(convert_to(bytes, 'UTF8')), 'hex') INTO start_hash
+    FROM benchledger_records WHERE seq = first_seq - 1;
+  IF start_hash IS NULL THEN
+    IF first_seq <> 1 THEN
+      RAISE EXCEPTION 'benchledger ledger is append-only: record % is not numbered on from the last one', first_seq;
+    END IF;
+    start_hash := repeat('0', 64);
+  END IF;
+  -- The header's "prev" comes before any text a user wrote (canonical key order).
+  SELECT min(seq) INTO bad FROM (
+    SELECT seq, substr(bytes, strpos(bytes, '"prev":"') + 8, 64) AS prev,
+           coalesce(lag(encode(sha256(convert_to(bytes, 'UTF8')), 'hex')) OVER (ORDER BY seq),
+                    start_hash) AS expected
+    FROM new_rows) AS chained
+  WHERE prev IS DISTINCT FROM expected;
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'benchledger ledger is append-only: record % does not chain on (its prev is not the SHA-256 of record %)', bad, bad - 1;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER benchledger_chain_on AFTER INSERT ON benchledger_records
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION benchledger_chain_on();
 )sql";
 
 constexpr const char* k_columns =
@@ -119,13 +173,13 @@ void check_ours(Transaction& txn, const std::string& name) {
   }
 }
 
-// The bytes must reach the server and come back unchanged: UTF-8 on the wire, and a database
-// that stores UTF-8 (or raw bytes, SQL_ASCII) rather than converting to another encoding.
+// The bytes must reach the server and come back unchanged, and the server must hash them as
+// benchledger does: UTF-8 on the wire, and a database that stores UTF-8.
 template <class Transaction>
 void check_encoding(Transaction& txn, const std::string& name) {
   const pqxx::result r = txn.exec("SHOW server_encoding");
   const std::string encoding = r[0][0].c_str();
-  if (encoding != "UTF8" && encoding != "SQL_ASCII") {
+  if (encoding != "UTF8") {
     throw Error(
         fmt::format("{}: the database's encoding is {}; a ledger needs UTF8 (records are "
                     "UTF-8 and are kept byte for byte)",
@@ -138,6 +192,23 @@ std::string sql_text(Transaction& txn, const std::optional<std::string>& value) 
   return value ? txn.quote(*value) : std::string("NULL");
 }
 
+// The first statements of a transaction that appends (or grants). READ COMMITTED whatever the
+// role's or database's default: each statement then sees what committed before it, so the head
+// read after the lock is granted is the head. synchronous_commit on: the batch is durable when
+// COMMIT returns, whatever the session was set to (a pooler may hand over any session). A
+// client that stalls inside the transaction is cut off by the server after a minute instead of
+// holding every other appender's lock for as long as TCP takes to notice. Then the lock:
+// appenders on every machine queue on it, within lock_timeout.
+void begin_append(pqxx::work& txn, bool default_lock_timeout) {
+  txn.exec("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  txn.exec("SET LOCAL synchronous_commit = on");
+  txn.exec(fmt::format("SET LOCAL idle_in_transaction_session_timeout = '{}'", k_lock_timeout));
+  if (default_lock_timeout) {
+    txn.exec(fmt::format("SET LOCAL lock_timeout = '{}'", k_lock_timeout));
+  }
+  txn.exec(fmt::format("SELECT pg_advisory_xact_lock({})", k_lock_key));
+}
+
 // Creates the table under the advisory lock (already held) if it is missing; checks it if not.
 void create_or_check(pqxx::work& txn, const std::string& name) {
   if (table_exists(txn)) {
@@ -145,35 +216,90 @@ void create_or_check(pqxx::work& txn, const std::string& name) {
     return;
   }
   txn.exec(k_schema_sql);
+  // The chain check names the table, so it runs with the search_path the table was made in:
+  // nobody's temporary table of that name can stand in for it.
+  const std::string schema = txn.exec("SELECT current_schema()")[0][0].c_str();
+  txn.exec(fmt::format(k_chain_sql, txn.quote_name(schema)));
   txn.exec(fmt::format("COMMENT ON TABLE benchledger_records IS {}",
                        txn.quote(std::string(k_table_comment))));
 }
 
 }  // namespace
 
-std::string without_password(const std::string& uri) {
-  std::string out = uri;
-  const std::size_t start = out.find("://");
-  const std::size_t query = out.find('?');
-  if (start != std::string::npos) {
-    const std::size_t at = out.rfind('@', query);
-    const std::size_t colon = out.find(':', start + 3);
-    if (at != std::string::npos && at > start && colon < at) {
-      out.replace(colon + 1, at - colon - 1, "***");
-    }
-  }
-  for (std::size_t at = out.find('?'); at != std::string::npos; at = out.find('&', at + 1)) {
-    if (out.compare(at + 1, 9, "password=") == 0) {
-      const std::size_t end = std::min(out.find('&', at + 1), out.size());
-      out.replace(at + 10, end - at - 10, "***");
+namespace {
+
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += text[i];
     }
   }
   return out;
 }
 
+// Where a URI's secrets sit, as [begin, end) ranges in order: the password of the user part
+// (libpq reads the user part up to an '@' met before any '/', so a password may hold '?' or
+// ':'), and the value of every `password` and `sslpassword` parameter, keys percent-decoded.
+std::vector<std::pair<std::size_t, std::size_t>> secret_spans(const std::string& uri) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  const std::size_t scheme = uri.find("://");
+  if (scheme == std::string::npos) return spans;
+  const std::size_t start = scheme + 3;
+  std::size_t at = start;
+  while (at < uri.size() && uri[at] != '@' && uri[at] != '/') ++at;
+  std::size_t rest = start;
+  if (at < uri.size() && uri[at] == '@') {
+    const std::size_t colon = uri.find(':', start);
+    if (colon < at) spans.emplace_back(colon + 1, at);
+    rest = at + 1;
+  }
+  for (std::size_t key = uri.find('?', rest); key != std::string::npos && key < uri.size();) {
+    ++key;
+    const std::size_t end = std::min(uri.find('&', key), uri.size());
+    const std::size_t equals = uri.find('=', key);
+    if (equals < end) {
+      const std::string name = percent_decoded(std::string_view(uri).substr(key, equals - key));
+      if (name == "password" || name == "sslpassword") spans.emplace_back(equals + 1, end);
+    }
+    key = end;
+  }
+  return spans;
+}
+
+}  // namespace
+
+std::string without_password(const std::string& uri) {
+  std::string out = uri;
+  const auto spans = secret_spans(uri);
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+    out.replace(it->first, it->second - it->first, "***");
+  }
+  return out;
+}
+
+std::string PostgresStore::message_of(const std::exception& e) const {
+  const std::string what = e.what();
+  for (const auto& [begin, end] : secret_spans(m_uri)) {
+    const std::string raw = m_uri.substr(begin, end - begin);
+    if (raw.empty()) continue;
+    if (what.find(raw) != std::string::npos ||
+        what.find(percent_decoded(raw)) != std::string::npos) {
+      return "libpq's message is not shown: it quotes the URI's password";
+    }
+  }
+  return what;
+}
+
 struct PostgresStore::Connection {
   explicit Connection(const std::string& uri) : connection(uri) {}
   pqxx::connection connection;
+  bool default_lock_timeout = true;  // the session's lock_timeout is 0, PostgreSQL's default
 };
 
 PostgresStore::PostgresStore(std::string uri)
@@ -188,16 +314,16 @@ PostgresStore::Connection& PostgresStore::connection() const {
     m_connection = std::make_unique<Connection>(m_uri);
     pqxx::nontransaction setup(m_connection->connection);
     setup.exec("SET client_encoding = 'UTF8'");
-    // A batch is durable when COMMIT returns: the WAL is flushed first (the server's default,
-    // set here in case the role or database turned it off).
-    setup.exec("SET synchronous_commit = on");
     check_encoding(setup, m_name);
+    // A lock_timeout set for the role, the database or in the URI's options is kept.
+    m_connection->default_lock_timeout =
+        std::string(setup.exec("SHOW lock_timeout")[0][0].c_str()) == "0";
   } catch (const Error&) {
     m_connection.reset();
     throw;
   } catch (const std::exception& e) {
     m_connection.reset();
-    throw Error(fmt::format("cannot connect to {}: {}", m_name, e.what()));
+    throw Error(fmt::format("cannot connect to {}: {}", m_name, message_of(e)));
   }
   return *m_connection;
 }
@@ -220,9 +346,7 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
   bool committing = false;
   try {
     pqxx::work txn(c.connection);
-    // Appenders on every machine queue here until the one before them commits, so reading the
-    // head and inserting after it happen as one step.
-    txn.exec(fmt::format("SELECT pg_advisory_xact_lock({})", k_lock_key));
+    begin_append(txn, c.default_lock_timeout);
     create_or_check(txn, m_name);
     AppendResult result;
     std::string head(k_zero_hash);
@@ -295,18 +419,28 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
     throw;
   } catch (const pqxx::in_doubt_error& e) {
     m_connection.reset();
-    throw Error(
-        fmt::format("{}: the connection was lost during COMMIT, so whether the batch was "
-                    "written is unknown: {} (look for run {} with `benchledger ledger "
-                    "show`, then `verify`)",
-                    m_name, e.what(), pending.empty() ? "?" : pending.front().id));
+    throw Error(fmt::format(
+        "{}: the connection was lost during COMMIT, so whether the batch of {} records was "
+        "written is unknown: {} (look for its first record, {}, in `benchledger ledger export`, "
+        "then run `verify`)",
+        m_name, pending.size(), message_of(e), pending.empty() ? "-" : pending.front().id));
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (nothing was written)");
+  } catch (const pqxx::sql_error& e) {
+    if (!c.connection.is_open()) m_connection.reset();
+    if (e.sqlstate() == k_lock_not_available) {
+      throw Error(
+          fmt::format("cannot append to {}: another appender held the ledger's lock "
+                      "longer than lock_timeout ({}) (nothing was written)",
+                      m_name, c.default_lock_timeout ? k_lock_timeout : "as set"));
+    }
+    // A COMMIT the server refused rolled back; one whose answer never came raised in_doubt.
+    throw Error(fmt::format("cannot append to {}: {}{} (nothing was written)", m_name,
+                            message_of(e), committing ? " (COMMIT failed)" : ""));
   } catch (const std::exception& e) {
     if (!c.connection.is_open()) m_connection.reset();
-    // A COMMIT the server refused rolled back; one whose answer never came raised in_doubt.
-    throw Error(fmt::format("cannot append to {}: {}{} (nothing was written)", m_name, e.what(),
-                            committing ? " (COMMIT failed)" : ""));
+    throw Error(fmt::format("cannot append to {}: {}{} (nothing was written)", m_name,
+                            message_of(e), committing ? " (COMMIT failed)" : ""));
   }
 }
 
@@ -339,13 +473,16 @@ bool PostgresStore::query_rows(const std::string& sql,
       for (const auto& r : page) {
         if (!row(row_of(r))) return true;
       }
-      if (page.size() < static_cast<std::size_t>(k_fetch_rows)) return true;
+      // (result::size() is unsigned in libpqxx 6 and int in 7.)
+      if (static_cast<std::size_t>(page.size()) < static_cast<std::size_t>(k_fetch_rows)) {
+        return true;
+      }
     }
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
     if (!c.connection.is_open()) m_connection.reset();
-    throw Error(fmt::format("cannot read {}: {}", m_name, e.what()));
+    throw Error(fmt::format("cannot read {}: {}", m_name, message_of(e)));
   }
 }
 
@@ -489,22 +626,54 @@ void PostgresStore::grant_append_only(const std::string& role) {
   Connection& c = connection();
   try {
     pqxx::work txn(c.connection);
-    txn.exec(fmt::format("SELECT pg_advisory_xact_lock({})", k_lock_key));
+    begin_append(txn, c.default_lock_timeout);
     create_or_check(txn, m_name);
-    const pqxx::result exists =
-        txn.exec("SELECT 1 FROM pg_roles WHERE rolname = " + txn.quote(role));
+    const std::string quoted = txn.quote(role);
     const std::string name = txn.quote_name(role);
-    if (exists.empty()) txn.exec("CREATE ROLE " + name + " LOGIN");
+    if (txn.exec("SELECT 1 FROM pg_roles WHERE rolname = " + quoted).empty()) {
+      txn.exec("CREATE ROLE " + name + " LOGIN");
+    }
     // Whatever it was given before, the role keeps only these on the ledger's table.
     txn.exec("REVOKE ALL ON benchledger_records FROM " + name);
     txn.exec("GRANT SELECT, INSERT ON benchledger_records TO " + name);
+    // What REVOKE cannot take away: superuser, ownership (which may switch the triggers off or
+    // drop the table) and privileges held through another role. Any of them refuses the grant,
+    // and the transaction, with the REVOKE, rolls back.
+    const pqxx::result held = txn.exec(
+        "SELECT r.rolsuper, pg_has_role(r.oid, t.relowner, 'MEMBER'), "
+        "has_table_privilege(r.oid, t.oid, 'UPDATE'), has_table_privilege(r.oid, t.oid, "
+        "'DELETE'), has_table_privilege(r.oid, t.oid, 'TRUNCATE'), "
+        "has_table_privilege(r.oid, t.oid, 'TRIGGER') FROM pg_roles r, pg_class t "
+        "WHERE r.rolname = " +
+        quoted + " AND t.oid = to_regclass('benchledger_records')");
+    if (held[0][0].as<bool>()) {
+      throw Error(
+          fmt::format("{} is a superuser: nothing can make it append-only (grant to a "
+                      "role without SUPERUSER)",
+                      role));
+    }
+    if (held[0][1].as<bool>()) {
+      throw Error(
+          fmt::format("{} owns {}'s table, or is a member of its owner: it could switch "
+                      "the triggers off or drop the table (grant to another role)",
+                      role, m_name));
+    }
+    const char* privileges[] = {"UPDATE", "DELETE", "TRUNCATE", "TRIGGER"};
+    for (int i = 0; i < 4; ++i) {
+      if (held[0][2 + i].as<bool>()) {
+        throw Error(
+            fmt::format("{} still has {} on {}'s table through a role it is a member "
+                        "of (revoke it there, or grant to another role)",
+                        role, privileges[i], m_name));
+      }
+    }
     txn.commit();
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
     if (!c.connection.is_open()) m_connection.reset();
     throw Error(
-        fmt::format("cannot grant {} append-only access to {}: {}", role, m_name, e.what()));
+        fmt::format("cannot grant {} append-only access to {}: {}", role, m_name, message_of(e)));
   }
 }
 

@@ -51,6 +51,8 @@ class PostgresStore final : public Store {
       const std::string& sql,
       const std::function<bool(const std::vector<std::optional<std::string_view>>&)>& row) const;
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
+  // An exception's text for a message, or a note in its place when it quotes the password.
+  std::string message_of(const std::exception& e) const;
 
   std::string m_uri;
   std::string m_name;  // the URI without its password, for messages
