@@ -224,10 +224,6 @@ void create_or_check(pqxx::work& txn, const std::string& name) {
                        txn.quote(std::string(k_table_comment))));
 }
 
-}  // namespace
-
-namespace {
-
 std::string percent_decoded(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
