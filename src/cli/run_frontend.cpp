@@ -562,7 +562,10 @@ int execute_run(const RunOptions& o, const RunContext& context) {
         std::string known;
         for (const auto& s : suites::bundled_suites())
           known += (known.empty() ? "" : ", ") + s.name;
-        throw Error("--suite " + name + ": no such suite (bundled: " + known + ")");
+        // DESIGN.md's fourth suite is not written yet: say so rather than deny it exists.
+        const std::string unbuilt = name == "postgres" ? "not built yet in this version" : "";
+        throw Error("--suite " + name + ": " + (unbuilt.empty() ? "no such suite" : unbuilt) +
+                    " (bundled: " + known + ")");
       }
       if (added.insert(name).second) suite->define(*combined);
     }

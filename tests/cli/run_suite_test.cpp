@@ -38,6 +38,9 @@ TEST_CASE("--list names every case of the bundled suites without measuring") {
   const auto unknown = run_cli({"run", "--suite", "nope", "--list"});
   CHECK(unknown.status == 2);
   CHECK_THAT(unknown.err, Catch::Contains("no such suite (bundled: executors, sqlite, pipeline)"));
+  const auto postgres = run_cli({"run", "--suite", "postgres", "--list"});
+  CHECK(postgres.status == 2);
+  CHECK_THAT(postgres.err, Catch::Contains("--suite postgres: not built yet"));
 }
 
 TEST_CASE("the pipeline suite runs sequential and pipelined with its params overridden") {
