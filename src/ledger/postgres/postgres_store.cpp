@@ -77,13 +77,15 @@ CREATE TRIGGER benchledger_refuse_truncate BEFORE TRUNCATE ON benchledger_record
 )sql";
 
 // The database keeps the chain itself: after every INSERT statement, its rows must be numbered
-// on from the last row before them and each `prev` must be the SHA-256 of the bytes of the row
-// before it. So a role that may only insert (`ledger grant`) can append records, and cannot
-// append anything that breaks the chain for everyone else. One check a statement, over its
-// rows (a transition table), not a trigger a row. {0} is the table's schema.
+// on from the last row before them, begin as a canonical record begins, and carry in `prev` the
+// SHA-256 of the bytes of the row before. So a role that may only insert (`ledger grant`) can
+// append records, and cannot append a row that breaks the chain for everyone else. One check a
+// statement, over its rows (a transition table), not a trigger a row. Built-in functions are
+// named with their schema, so that no function of the same name elsewhere can stand in; {0} is
+// the table's schema.
 constexpr const char* k_chain_sql = R"sql(
 CREATE OR REPLACE FUNCTION benchledger_chain_on() RETURNS trigger
-LANGUAGE plpgsql SET search_path = {0}, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, {0}, pg_temp AS $$
 DECLARE
   first_seq bigint;
   last_seq bigint;
@@ -91,31 +93,38 @@ DECLARE
   start_hash text;
   bad bigint;
 BEGIN
-  SELECT min(seq), max(seq), count(*) INTO first_seq, last_seq, rows FROM new_rows;
+  SELECT pg_catalog.min(seq), pg_catalog.max(seq), pg_catalog.count(*)
+    INTO first_seq, last_seq, rows FROM new_rows;
   IF rows = 0 THEN
     RETURN NULL;
   END IF;
   IF last_seq - first_seq + 1 <> rows
-     OR (SELECT count(*) FROM benchledger_records WHERE seq >= first_seq) <> rows THEN
+     OR (SELECT pg_catalog.count(*) FROM {0}.benchledger_records WHERE seq >= first_seq) <> rows
+  THEN
     RAISE EXCEPTION 'benchledger ledger is append-only: records go after the last one, numbered on from it';
   END IF;
-  SELECT encode(sha256(convert_to(bytes, 'UTF8')), 'hex') INTO start_hash
-    FROM benchledger_records WHERE seq = first_seq - 1;
+  SELECT pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(bytes, 'UTF8')), 'hex')
+    INTO start_hash FROM {0}.benchledger_records WHERE seq = first_seq - 1;
   IF start_hash IS NULL THEN
     IF first_seq <> 1 THEN
       RAISE EXCEPTION 'benchledger ledger is append-only: record % is not numbered on from the last one', first_seq;
     END IF;
-    start_hash := repeat('0', 64);
+    start_hash := pg_catalog.repeat('0', 64);
   END IF;
-  -- The header's "prev" comes before any text a user wrote (canonical key order).
-  SELECT min(seq) INTO bad FROM (
-    SELECT seq, substr(bytes, strpos(bytes, '"prev":"') + 8, 64) AS prev,
-           coalesce(lag(encode(sha256(convert_to(bytes, 'UTF8')), 'hex')) OVER (ORDER BY seq),
-                    start_hash) AS expected
+  -- A canonical record begins {{"schema":"benchledger/1","type":"…","id":"…","time":"…","prev":"…",
+  -- so the first "prev":" is the header's: nothing a user wrote comes before it.
+  SELECT pg_catalog.min(seq) INTO bad FROM (
+    SELECT seq, bytes,
+           pg_catalog.strpos(bytes, '"prev":"') AS at,
+           coalesce(pg_catalog.lag(pg_catalog.encode(pg_catalog.sha256(
+               pg_catalog.convert_to(bytes, 'UTF8')), 'hex')) OVER (ORDER BY seq),
+             start_hash) AS expected
     FROM new_rows) AS chained
-  WHERE prev IS DISTINCT FROM expected;
+  WHERE pg_catalog.left(bytes, 34) <> '{{"schema":"benchledger/1","type":"'
+     OR at = 0
+     OR pg_catalog.substr(bytes, at + 8, 65) <> expected || '"';
   IF bad IS NOT NULL THEN
-    RAISE EXCEPTION 'benchledger ledger is append-only: record % does not chain on (its prev is not the SHA-256 of record %)', bad, bad - 1;
+    RAISE EXCEPTION 'benchledger ledger is append-only: record % does not chain on (it is not shaped as a record, or its prev is not the SHA-256 of record %)', bad, bad - 1;
   END IF;
   RETURN NULL;
 END $$;
@@ -241,7 +250,8 @@ std::string percent_decoded(std::string_view text) {
 
 // Where a URI's secrets sit, as [begin, end) ranges in order: the password of the user part
 // (libpq reads the user part up to an '@' met before any '/', so a password may hold '?' or
-// ':'), and the value of every `password` and `sslpassword` parameter, keys percent-decoded.
+// ':'; and one with a '/' is hidden too), and the value of every `password` and `sslpassword`
+// parameter, keys percent-decoded.
 std::vector<std::pair<std::size_t, std::size_t>> secret_spans(const std::string& uri) {
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   const std::size_t scheme = uri.find("://");
@@ -249,6 +259,13 @@ std::vector<std::pair<std::size_t, std::size_t>> secret_spans(const std::string&
   const std::size_t start = scheme + 3;
   std::size_t at = start;
   while (at < uri.size() && uri[at] != '@' && uri[at] != '/') ++at;
+  if (at == uri.size() || uri[at] != '@') {
+    // Not a user part libpq would read, but a password with a '/' in it (base64) is still a
+    // password: an '@' before the parameters ends the user part all the same. Hiding a little
+    // too much of a name shown in messages is harmless.
+    at = uri.rfind('@', uri.find('?', start));
+    if (at == std::string::npos || at < start) at = uri.size();
+  }
   std::size_t rest = start;
   if (at < uri.size() && uri[at] == '@') {
     const std::size_t colon = uri.find(':', start);
@@ -423,12 +440,13 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (nothing was written)");
   } catch (const pqxx::sql_error& e) {
+    const bool default_lock_timeout = c.default_lock_timeout;  // before `c` may be freed
     if (!c.connection.is_open()) m_connection.reset();
     if (e.sqlstate() == k_lock_not_available) {
       throw Error(
           fmt::format("cannot append to {}: another appender held the ledger's lock "
                       "longer than lock_timeout ({}) (nothing was written)",
-                      m_name, c.default_lock_timeout ? k_lock_timeout : "as set"));
+                      m_name, default_lock_timeout ? k_lock_timeout : "as set"));
     }
     // A COMMIT the server refused rolled back; one whose answer never came raised in_doubt.
     throw Error(fmt::format("cannot append to {}: {}{} (nothing was written)", m_name,
@@ -632,35 +650,57 @@ void PostgresStore::grant_append_only(const std::string& role) {
     // Whatever it was given before, the role keeps only these on the ledger's table.
     txn.exec("REVOKE ALL ON benchledger_records FROM " + name);
     txn.exec("GRANT SELECT, INSERT ON benchledger_records TO " + name);
-    // What REVOKE cannot take away: superuser, ownership (which may switch the triggers off or
-    // drop the table) and privileges held through another role. Any of them refuses the grant,
-    // and the transaction, with the REVOKE, rolls back.
+    // What REVOKE cannot take away refuses the grant, and the transaction, REVOKE included,
+    // rolls back: superuser; CREATEROLE (which can make itself a member of the owner, up to
+    // PostgreSQL 15); owning the table, its schema or the database, or being a member of an
+    // owner (who may switch the triggers off, or drop the table or the schema); privileges
+    // held through another role; and CREATE on the schema (functions or operators of the same
+    // name as the chain check's).
     const pqxx::result held = txn.exec(
-        "SELECT r.rolsuper, pg_has_role(r.oid, t.relowner, 'MEMBER'), "
+        "SELECT r.rolsuper, r.rolcreaterole, pg_has_role(r.oid, t.relowner, 'MEMBER'), "
+        "pg_has_role(r.oid, n.nspowner, 'MEMBER'), pg_has_role(r.oid, d.datdba, 'MEMBER'), "
+        "has_schema_privilege(r.oid, n.oid, 'CREATE'), "
         "has_table_privilege(r.oid, t.oid, 'UPDATE'), has_table_privilege(r.oid, t.oid, "
         "'DELETE'), has_table_privilege(r.oid, t.oid, 'TRUNCATE'), "
-        "has_table_privilege(r.oid, t.oid, 'TRIGGER') FROM pg_roles r, pg_class t "
-        "WHERE r.rolname = " +
-        quoted + " AND t.oid = to_regclass('benchledger_records')");
-    if (held[0][0].as<bool>()) {
-      throw Error(
-          fmt::format("{} is a superuser: nothing can make it append-only (grant to a "
-                      "role without SUPERUSER)",
-                      role));
+        "has_table_privilege(r.oid, t.oid, 'TRIGGER'), "
+        "(SELECT count(*) FROM pg_trigger g WHERE g.tgrelid = t.oid AND g.tgenabled = 'O' AND "
+        "g.tgname IN ('benchledger_refuse_update', 'benchledger_refuse_delete', "
+        "'benchledger_refuse_truncate', 'benchledger_chain_on')) "
+        "FROM pg_roles r, pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace, "
+        "pg_database d WHERE r.rolname = " +
+        quoted +
+        " AND t.oid = to_regclass('benchledger_records') AND d.datname = "
+        "current_database()");
+    const pqxx::row h = held[0];
+    const auto refuse = [&](const std::string& why) {
+      throw Error(fmt::format("cannot make {} append-only on {}: {}", role, m_name, why));
+    };
+    if (h[10].as<int>() != 4) {
+      refuse(
+          "the table's triggers are missing or switched off (an owner's ALTER TABLE … "
+          "DISABLE TRIGGER); put them back first");
     }
-    if (held[0][1].as<bool>()) {
-      throw Error(
-          fmt::format("{} owns {}'s table, or is a member of its owner: it could switch "
-                      "the triggers off or drop the table (grant to another role)",
-                      role, m_name));
+    if (h[0].as<bool>()) refuse("it is a superuser (grant to a role without SUPERUSER)");
+    if (h[1].as<bool>()) refuse("it has CREATEROLE (grant to a role without it)");
+    const char* owned[] = {"the table", "the table's schema", "the database"};
+    for (int i = 0; i < 3; ++i) {
+      if (h[2 + i].as<bool>()) {
+        refuse(fmt::format("it owns {}, or is a member of its owner (grant to another role)",
+                           owned[i]));
+      }
+    }
+    if (h[5].as<bool>()) {
+      refuse(
+          "it may create objects in the table's schema (on PostgreSQL 14 and earlier every "
+          "role may in `public`: REVOKE CREATE ON SCHEMA public FROM PUBLIC)");
     }
     const char* privileges[] = {"UPDATE", "DELETE", "TRUNCATE", "TRIGGER"};
     for (int i = 0; i < 4; ++i) {
-      if (held[0][2 + i].as<bool>()) {
-        throw Error(
-            fmt::format("{} still has {} on {}'s table through a role it is a member "
-                        "of (revoke it there, or grant to another role)",
-                        role, privileges[i], m_name));
+      if (h[6 + i].as<bool>()) {
+        refuse(
+            fmt::format("it still has {} on the table through a role it is a member of "
+                        "(revoke it there, or grant to another role)",
+                        privileges[i]));
       }
     }
     txn.commit();
