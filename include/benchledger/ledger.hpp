@@ -121,13 +121,17 @@ class Store {
 };
 
 // Opens a store by URI: `path.ndjson`, `ndjson:PATH`, `sqlite:PATH`, `postgresql://…`.
-// Creates NDJSON and SQLite ledgers on first append, not on open. Throws Error.
+// Creates NDJSON and SQLite ledgers (and a PostgreSQL ledger's table) on first append, not on
+// open. Throws Error.
 std::unique_ptr<Store> open_store(const std::string& uri);
 
 // For a postgresql:// ledger shared by CI runners: creates the ledger's table if it is missing,
 // creates `role` (with LOGIN, no password: set one with ALTER ROLE) if it does not exist, and
 // leaves it only SELECT and INSERT on the table, so that a CI job holding its credentials can
-// read and append and nothing else. Throws Error, also for a URI of another store.
+// read and append and nothing else. Refuses, changing nothing, a role that REVOKE cannot bound
+// (a superuser, CREATEROLE, an owner of the table, its schema or the database or a member of
+// one, privileges through another role, CREATE on the schema) and a table whose triggers are
+// missing or disabled. Throws Error, also for a URI of another store.
 void grant_append_only(const std::string& uri, const std::string& role);
 
 // The ledger a command uses when given no --ledger: BENCHLEDGER_LEDGER, else the config file's
