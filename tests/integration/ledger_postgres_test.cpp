@@ -31,6 +31,23 @@ std::string as_user(const std::string& uri, const std::string& user) {
   return "postgresql://" + user + "@" + uri.substr(host);
 }
 
+// Waits (up to 20 s) until some session of this database holds (`granted`) or waits for (not
+// `granted`) the advisory lock `key`. Each look is its own session: pg_locks is read once a
+// transaction.
+bool wait_for_advisory_lock(const std::string& uri, const std::string& key, bool granted) {
+  const std::string sql =
+      "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_database d ON d.oid = "
+      "l.database WHERE d.datname = current_database() AND l.locktype = 'advisory' AND l.objid "
+      "= " +
+      key + " AND l.granted = " + (granted ? "true" : "false") +
+      ") THEN RAISE EXCEPTION 'not yet'; END IF; END $$";
+  for (int tries = 0; tries < 400; ++tries) {
+    if (psql(uri, sql).exit_code == 0) return true;
+    usleep(50'000);
+  }
+  return false;
+}
+
 // A role on the test server (roles belong to the whole server), dropped when the test ends:
 // declared before the ScratchDir whose database holds its privileges, so dropped after it.
 class ScratchRole {
@@ -367,6 +384,51 @@ TEST_CASE("appends keep their guarantees whatever the database's session default
       CHECK(result.exit_code == 0);
     }
     CHECK(take_census(uri).records == 4 * 25 * 3);
+    CHECK(open_store(uri)->verify(std::nullopt).ok);
+  }
+  SECTION("REPEATABLE READ by default: a row committed while an appender waits is its head") {
+    REQUIRE(run_pg_admin_sql("ALTER DATABASE \"" + database +
+                             "\" SET default_transaction_isolation = 'repeatable read'"));
+    open_store(uri)->append(fresh_batch("baseline", 1));
+    // Made to happen in this order every time: a session H takes the appenders' lock; an
+    // appender queues behind it (its snapshot, under REPEATABLE READ, taken before the lock);
+    // H commits one more valid record (the last one with a new id, chained on) and lets go.
+    // The appender must append after that record. H waits for its cue on a second advisory
+    // lock, held by a session G until the appender is seen queued.
+    constexpr const char* k_cue = "20261123";
+    Child cue = spawn({"/usr/bin/psql", "-X", "-q", "-d", uri, "-c",
+                       std::string("SELECT pg_advisory_lock(") + k_cue + "), pg_sleep(60)"});
+    REQUIRE(wait_for_advisory_lock(uri, k_cue, true));
+    const std::string id = new_ulid();
+    Child holder =
+        spawn({"/usr/bin/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c",
+               "SELECT pg_advisory_lock(1111838275)", "-c",
+               std::string("SELECT pg_advisory_lock(") + k_cue + ")", "-c",
+               "INSERT INTO benchledger_records (seq, id, type, time, run, label, bench, params, "
+               "git_commit, target, bytes) SELECT seq + 1, '" +
+                   id +
+                   "', type, time, run, label, bench, params, git_commit, target, "
+                   "replace(replace(bytes, id, '" +
+                   id +
+                   "'), substr(bytes, strpos(bytes, '\"prev\":\"') + 8, 64), "
+                   "encode(sha256(convert_to(bytes, 'UTF8')), 'hex')) FROM benchledger_records "
+                   "WHERE seq = (SELECT max(seq) FROM benchledger_records)"});
+    REQUIRE(wait_for_advisory_lock(uri, "1111838275", true));
+    Child appender = spawn({LEDGER_APPENDER, uri, "1", "1", "queued-behind-a-commit"});
+    REQUIRE(wait_for_advisory_lock(uri, "1111838275", false));
+    // G's session ends (its server process, not only psql, which would leave it sleeping with
+    // the lock): H inserts, commits and lets go.
+    REQUIRE(run_pg_admin_sql(std::string("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
+                                         "locktype = 'advisory' AND granted AND objid = ") +
+                             k_cue));
+    finish(cue);
+    const ProcessResult held = finish(holder);
+    INFO(held.err);
+    REQUIRE(held.exit_code == 0);
+    const ProcessResult appended = finish(appender);
+    INFO(appended.err);
+    CHECK(appended.exit_code == 0);
+    CHECK(take_census(uri).records == 5);
     CHECK(open_store(uri)->verify(std::nullopt).ok);
   }
   SECTION("a lock held too long: the appender gives up within lock_timeout, naming why") {
