@@ -18,6 +18,7 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "find_and_read.hpp"
 #include "ledger/chain.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
@@ -150,17 +151,7 @@ void warm_page_cache(const fs::path& path) {
 
 void find_and_read(benchmark::State& state, const std::string& uri, const std::string& selector) {
   warm_page_cache(uri.rfind("sqlite:", 0) == 0 ? uri.substr(7) : uri);
-  std::size_t results = 0;
-  for (auto _ : state) {
-    const auto store = bl::ledger::open_store(uri);  // as one CLI call does
-    const auto run = store->find_run(bl::ledger::parse_run_selector(selector));
-    if (!run) {
-      state.SkipWithError("run not found");
-      return;
-    }
-    results = store->results_of(run->header.id).size();
-  }
-  if (results != k_batch_records - 1) state.SkipWithError("wrong number of results");
+  bl::self_bench::find_and_read(state, uri, selector, k_batch_records - 1);
 }
 
 void BM_NdjsonFindRunByLabel1M(benchmark::State& state) {

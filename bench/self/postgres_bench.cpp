@@ -18,6 +18,7 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "find_and_read.hpp"
 #include "ledger/chain.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
@@ -105,28 +106,13 @@ const std::string& million() {
   return uri;
 }
 
-void find_and_read(benchmark::State& state, const std::string& selector) {
-  const std::string& uri = million();
-  std::size_t results = 0;
-  for (auto _ : state) {
-    const auto store = bl::ledger::open_store(uri);  // as one CLI call does: connect included
-    const auto run = store->find_run(bl::ledger::parse_run_selector(selector));
-    if (!run) {
-      state.SkipWithError("run not found");
-      return;
-    }
-    results = store->results_of(run->header.id).size();
-  }
-  if (results != k_batch_records - 1) state.SkipWithError("wrong number of results");
-}
-
 void BM_PostgresFindRunByLabel1M(benchmark::State& state) {
-  find_and_read(state, "run-0500");
+  bl::self_bench::find_and_read(state, million(), "run-0500", k_batch_records - 1);
 }
 BENCHMARK(BM_PostgresFindRunByLabel1M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PostgresFindLatestRun1M(benchmark::State& state) {
-  find_and_read(state, "latest");
+  bl::self_bench::find_and_read(state, million(), "latest", k_batch_records - 1);
 }
 BENCHMARK(BM_PostgresFindLatestRun1M)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -93,8 +93,9 @@ class Store {
   // Readers ignore a torn tail (see warnings()).
   virtual void scan(const std::function<bool(const StoredRecord&)>& visit) const = 0;
 
-  // The run a selector names, or nullopt when none matches.
-  virtual std::optional<RunRecord> find_run(const RunSelector& selector) const = 0;
+  // The run a selector names, or nullopt when none matches. The default: the first of
+  // find_runs(selector, 1).
+  virtual std::optional<RunRecord> find_run(const RunSelector& selector) const;
   // The runs that match a selector, newest first, at most `limit` (for --base-runs K, log).
   virtual std::vector<RunRecord> find_runs(const RunSelector& selector,
                                            std::size_t limit) const = 0;

@@ -1,5 +1,5 @@
-// The Store members with a default built on scan(): what a store may override with a faster
-// query of its own (both stores here do).
+// The Store members with a default built on scan() or find_runs(): what a store may override
+// with a faster query of its own.
 #include <map>
 
 #include <benchledger/ledger.hpp>
@@ -9,6 +9,12 @@ namespace benchledger::ledger {
 void Store::scan_bytes(
     const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
   scan([&](const StoredRecord& stored) { return visit(stored.position, stored.bytes); });
+}
+
+std::optional<RunRecord> Store::find_run(const RunSelector& selector) const {
+  auto runs = find_runs(selector, 1);
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
 }
 
 std::optional<StoredRecord> Store::find_record(const std::string& id) const {

@@ -638,12 +638,6 @@ std::vector<RunRecord> NdjsonStore::find_runs(const RunSelector& selector,
   return out;
 }
 
-std::optional<RunRecord> NdjsonStore::find_run(const RunSelector& selector) const {
-  auto runs = find_runs(selector, 1);
-  if (runs.empty()) return std::nullopt;
-  return std::move(runs.front());
-}
-
 std::vector<ResultRecord> NdjsonStore::results_of(const std::string& run_id) const {
   std::vector<ResultRecord> out;
   read_lines([&](const LineVisit& line) {

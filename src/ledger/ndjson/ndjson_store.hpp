@@ -32,7 +32,6 @@ class NdjsonStore final : public Store {
   AppendResult append(const std::vector<Record>& batch) override;
   AppendResult import(const std::vector<Record>& batch) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
-  std::optional<RunRecord> find_run(const RunSelector& selector) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   std::vector<ResultRecord> results_of(const std::string& run_id) const override;
   std::vector<NoteRecord> notes() const override;

@@ -558,12 +558,6 @@ std::vector<RunRecord> PostgresStore::find_runs(const RunSelector& selector,
   return out;
 }
 
-std::optional<RunRecord> PostgresStore::find_run(const RunSelector& selector) const {
-  auto runs = find_runs(selector, 1);
-  if (runs.empty()) return std::nullopt;
-  return std::move(runs.front());
-}
-
 std::vector<ResultRecord> PostgresStore::results_of(const std::string& run_id) const {
   m_warnings.clear();
   std::vector<ResultRecord> out;
