@@ -53,7 +53,7 @@ bool wait_for_advisory_lock(const std::string& uri, const std::string& key, bool
 class ScratchRole {
  public:
   explicit ScratchRole(const ScratchDir& dir, const std::string& prefix = "ci_")
-      : m_name(prefix + dir.path().filename().string().substr(19)) {}
+      : m_name(prefix + dir.suffix()) {}
   ~ScratchRole() { run_pg_admin_sql("DROP ROLE IF EXISTS \"" + m_name + "\""); }
   const std::string& name() const { return m_name; }
 
@@ -286,12 +286,11 @@ TEST_CASE("a PostgreSQL ledger refuses a table it did not make and a database th
   }
   SECTION("a LATIN1 database, which would not keep UTF-8 bytes as they are") {
     ScratchDir dir;
-    const std::string name = "bl_latin1_" + dir.path().filename().string().substr(19);
+    const std::string name = "bl_latin1_" + dir.suffix();
     REQUIRE(run_pg_admin_sql("CREATE DATABASE \"" + name +
                              "\" ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' "
                              "TEMPLATE template0"));
-    const std::string server = test_pg_server();
-    const std::string uri = server.substr(0, server.rfind('/') + 1) + name;
+    const std::string uri = test_pg_database(name);
     CHECK_THROWS_WITH(open_store(uri)->append(fresh_batch("baseline", 1)),
                       Catch::Contains("encoding is LATIN1"));
     run_pg_admin_sql("DROP DATABASE \"" + name + "\" WITH (FORCE)");
@@ -322,11 +321,10 @@ TEST_CASE("a lost connection costs one append, names it, and loses no record") {
 TEST_CASE("ledger grant refuses a role that REVOKE cannot make append-only") {
   ScratchDir dir;
   const ScratchRole owner(dir, "owner_"), member(dir, "member_"), group(dir, "group_");
-  const std::string database = "bl_owned_" + dir.path().filename().string().substr(19);
+  const std::string database = "bl_owned_" + dir.suffix();
   REQUIRE(run_pg_admin_sql("CREATE ROLE \"" + owner.name() + "\" LOGIN"));
   REQUIRE(run_pg_admin_sql("CREATE DATABASE \"" + database + "\" OWNER \"" + owner.name() + "\""));
-  const std::string server = test_pg_server();
-  const std::string uri = server.substr(0, server.rfind('/') + 1) + database;
+  const std::string uri = test_pg_database(database);
   const std::string as_owner = as_user(uri, owner.name());
   open_store(as_owner)->append(fresh_batch("baseline", 1));  // the owner makes the table
 

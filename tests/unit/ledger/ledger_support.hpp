@@ -29,6 +29,12 @@ inline std::string test_pg_server() {
   return uri == nullptr ? std::string() : std::string(uri);
 }
 
+// The URI of database `name` on the test server.
+inline std::string test_pg_database(const std::string& name) {
+  const std::string server = test_pg_server();
+  return server.substr(0, server.rfind('/') + 1) + name;
+}
+
 // Runs SQL on the test server's maintenance database with psql (no shell between); true on
 // success.
 inline bool run_pg_admin_sql(const std::string& sql) {
@@ -73,6 +79,9 @@ class ScratchDir {
   }
   const std::filesystem::path& path() const { return m_path; }
   std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
+  // mkdtemp's suffix: letters and digits, unique among live directories (for names of
+  // databases and roles on the test server).
+  std::string suffix() const { return m_path.filename().string().substr(19); }
 
   // The URI of this directory's own database on the test server (created on first call), or
   // empty when there is no test server.
@@ -80,14 +89,13 @@ class ScratchDir {
     const std::string server = test_pg_server();
     if (server.empty()) return {};
     if (m_database.empty()) {
-      // mkdtemp's suffix: letters and digits, unique among live directories.
-      const std::string name = "bl_" + m_path.filename().string().substr(19);
+      const std::string name = "bl_" + suffix();
       if (!run_pg_admin_sql("CREATE DATABASE \"" + name + "\"")) {
         throw std::runtime_error("cannot create database " + name + " on " + server);
       }
       m_database = name;
     }
-    return server.substr(0, server.rfind('/') + 1) + m_database;
+    return test_pg_database(m_database);
   }
 
  private:
