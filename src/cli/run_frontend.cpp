@@ -648,7 +648,8 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   run.label = label;
   const std::filesystem::path root = project_root(std::filesystem::current_path());
   run.project = config.project.value_or(root.filename().string());
-  run.git = env::capture_git(root);
+  const env::GitCapture git = env::capture_git_with_notes(root);
+  run.git = git.git;
   env::CaptureOptions capture_options;
   capture_options.compiler = context.compiler;
   capture_options.build_type = context.build_type;
@@ -658,6 +659,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   run.command = context.argv;
   const bool show_diagnostics = !o.quiet;
   if (show_diagnostics) {
+    for (const std::string& note : git.notes) std::cerr << "note: " << note << '\n';
     for (const std::string& note : captured.notes) std::cerr << "note: " << note << '\n';
   }
 

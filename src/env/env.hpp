@@ -85,4 +85,17 @@ GitState capture_git(const std::filesystem::path& dir,
                      std::chrono::milliseconds timeout = std::chrono::milliseconds{2000},
                      const std::vector<std::filesystem::path>& tool_dirs = {});
 
+// The git state plus what went wrong while reading it, as capture_with_notes gives for the
+// environment: one lower-case sentence for a git that did not answer within timeout, flooded
+// its output, could not be started or failed on a repository it had recognised. A directory
+// outside any repository, or no git installed, is not a failure: no note. Never throws.
+struct GitCapture {
+  GitState git;
+  std::vector<std::string> notes;
+};
+GitCapture capture_git_with_notes(
+    const std::filesystem::path& dir,
+    std::chrono::milliseconds timeout = std::chrono::milliseconds{2000},
+    const std::vector<std::filesystem::path>& tool_dirs = {});
+
 }  // namespace benchledger::env

@@ -1,4 +1,5 @@
-// capture_git reports a real repository's commit, branch and dirtiness, and nulls elsewhere.
+// capture_git reports a real repository's commit, branch and dirtiness, nulls elsewhere, and a
+// note for each way git itself failed.
 #include <stdlib.h>
 
 #include <array>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +17,7 @@
 #include "env_test_support.hpp"
 
 using benchledger::env::capture_git;
+using benchledger::env::capture_git_with_notes;
 using std::optional;
 using std::string;
 
@@ -91,4 +94,67 @@ TEST_CASE("capture_git outside a repository, or without git, gives nulls") {
   const auto no_git_dir = benchledger::env::testing::fixtures_dir() / "tools_ok";
   CHECK(capture_git(std::filesystem::current_path(), std::chrono::milliseconds(2000),
                     {no_git_dir}) == benchledger::GitState{});
+}
+
+namespace {
+
+// An executable named git in dir, with the given content.
+void write_git(const std::filesystem::path& dir, const string& content) {
+  std::ofstream(dir / "git", std::ios::binary) << content;
+  std::filesystem::permissions(dir / "git", std::filesystem::perms::owner_all);
+}
+
+bool any_contains(const std::vector<string>& lines, const string& part) {
+  for (const auto& line : lines) {
+    if (line.find(part) != string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("outside a repository, or without git, capture_git has nothing to tell") {
+  TempDir plain;
+  CHECK(capture_git_with_notes(plain.path()).notes.empty());
+  const auto no_git_dir = benchledger::env::testing::fixtures_dir() / "tools_ok";
+  CHECK(capture_git_with_notes(plain.path(), std::chrono::milliseconds(2000), {no_git_dir})
+            .notes.empty());
+}
+
+TEST_CASE("a git that does not answer in time leaves the state null and says so") {
+  TempDir tools, repo;
+  write_git(tools.path(), "#!/bin/sh\nsleep 60\n");
+  const auto capture =
+      capture_git_with_notes(repo.path(), std::chrono::milliseconds(300), {tools.path()});
+  CHECK(capture.git == benchledger::GitState{});
+  INFO((capture.notes.empty() ? string() : capture.notes.front()));
+  CHECK(any_contains(capture.notes, "git rev-parse: no answer within 300 ms (killed)"));
+}
+
+TEST_CASE("a git that cannot be started leaves the state null and says so") {
+  TempDir tools, repo;
+  write_git(tools.path(), "neither an ELF file nor a script\n");  // execve: ENOEXEC
+  const auto capture =
+      capture_git_with_notes(repo.path(), std::chrono::milliseconds(2000), {tools.path()});
+  CHECK(capture.git == benchledger::GitState{});
+  REQUIRE(capture.notes.size() == 1);
+  CHECK(capture.notes.front().rfind("git: ", 0) == 0);
+}
+
+TEST_CASE("a git that fails on a repository it recognised keeps what it read and says so") {
+  TempDir tools, repo;
+  // argv: git -C DIR SUBCOMMAND ...
+  write_git(tools.path(),
+            "#!/bin/sh\n"
+            "case \"$3\" in\n"
+            "  rev-parse) echo 0123456789abcdef0123456789abcdef01234567 ;;\n"
+            "  symbolic-ref) echo trunk ;;\n"
+            "  status) exit 3 ;;\n"
+            "esac\n");
+  const auto capture =
+      capture_git_with_notes(repo.path(), std::chrono::milliseconds(2000), {tools.path()});
+  CHECK(capture.git.commit == optional<string>("0123456789abcdef0123456789abcdef01234567"));
+  CHECK(capture.git.branch == optional<string>("trunk"));
+  CHECK(capture.git.dirty == optional<bool>());
+  CHECK(capture.notes == std::vector<string>{"git status: exited with status 3"});
 }
