@@ -62,8 +62,8 @@ TEST_CASE("SIGKILL at random moments loses at most the batch in flight, never ha
   std::mt19937 random(20261122);  // seeded: a failure replays (with this machine's timing)
   std::vector<std::pair<std::string, std::string>> stores = {
       {(dir / "ledger.ndjson").string(), (dir / "calibration.ndjson").string()},
-      {"sqlite:" + (dir / "ledger.db").string(), "sqlite:" + (dir / "calibration.db").string()}};
-  if (!dir.pg_uri().empty()) stores.emplace_back(dir.pg_uri(), calibration_dir.pg_uri());
+      {"sqlite:" + (dir / "ledger.db").string(), "sqlite:" + (dir / "calibration.db").string()},
+      {dir.pg_uri(), calibration_dir.pg_uri()}};
   for (const auto& [uri, calibration_uri] : stores) {
     INFO(uri);
     // Kills land up to three batches after the first one begins: before, inside and after a

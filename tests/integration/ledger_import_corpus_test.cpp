@@ -127,9 +127,9 @@ TEST_CASE("a refused import leaves no file behind when the ledger did not exist"
   twice += serialize(changed) + "\n";
   write_file(dir / "twice.ndjson", twice);
   write_file(dir / "malformed.ndjson", serialize(good[0]) + "\n{\"schema\":\n");
-  std::vector<std::string> uris = {(dir / "new" / "ledger.ndjson").string(),
-                                   "sqlite:" + (dir / "new" / "ledger.db").string()};
-  if (!dir.pg_uri().empty()) uris.push_back(dir.pg_uri());
+  const std::vector<std::string> uris = {(dir / "new" / "ledger.ndjson").string(),
+                                         "sqlite:" + (dir / "new" / "ledger.db").string(),
+                                         dir.pg_uri()};
   for (const std::string& uri : uris) {
     INFO(uri);
     const ProcessResult result =

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ namespace benchledger::testing {
 inline std::string test_pg_server() {
   const char* uri = std::getenv("BENCHLEDGER_TEST_PG");
   return uri == nullptr ? std::string() : std::string(uri);
+}
+
+// The test PostgreSQL server's URI; throws (failing the test that asked) when there is none,
+// so that a run without a server cannot pass by leaving the PostgreSQL store out.
+inline std::string required_test_pg_server() {
+  std::string server = test_pg_server();
+  if (server.empty()) {
+    throw std::runtime_error(
+        "BENCHLEDGER_TEST_PG is not set: run the tests through tools/test, which starts a "
+        "PostgreSQL server and sets it");
+  }
+  return server;
 }
 
 // The URI of database `name` on the test server.
@@ -83,11 +96,10 @@ class ScratchDir {
   // databases and roles on the test server).
   std::string suffix() const { return m_path.filename().string().substr(19); }
 
-  // The URI of this directory's own database on the test server (created on first call), or
-  // empty when there is no test server.
+  // The URI of this directory's own database on the test server (created on first call).
+  // Throws when there is no test server.
   std::string pg_uri() const {
-    const std::string server = test_pg_server();
-    if (server.empty()) return {};
+    const std::string server = required_test_pg_server();
     if (m_database.empty()) {
       const std::string name = "bl_" + suffix();
       if (!run_pg_admin_sql("CREATE DATABASE \"" + name + "\"")) {
@@ -124,13 +136,10 @@ inline std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-// Each store under test, as a URI in a scratch directory (and its database on the test
-// PostgreSQL server, when there is one).
+// Each store under test, as a URI in a scratch directory and its database on the test
+// PostgreSQL server. Throws when there is no test server.
 inline std::vector<std::string> store_uris(const ScratchDir& dir) {
-  std::vector<std::string> uris = {(dir / "ledger.ndjson").string(),
-                                   "sqlite:" + (dir / "ledger.db").string()};
-  if (const std::string pg = dir.pg_uri(); !pg.empty()) uris.push_back(pg);
-  return uris;
+  return {(dir / "ledger.ndjson").string(), "sqlite:" + (dir / "ledger.db").string(), dir.pg_uri()};
 }
 
 // A run with a fresh id and time, and `count` results for it: one batch as bench-run makes it.
