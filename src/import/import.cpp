@@ -22,6 +22,7 @@ using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& origin, const std::string& field,
                        const std::string& problem) {
+  if (field.empty()) throw Error(origin + ": the document: " + problem);
   throw Error(origin + ": field \"" + field + "\": " + problem);
 }
 
@@ -51,6 +52,22 @@ double number(const json& value, const std::string& path, const std::string& ori
 std::string text(const json& value, const std::string& path, const std::string& origin) {
   if (!value.is_string()) fail(origin, path, "expected a string");
   return value.get<std::string>();
+}
+
+// An optional string member of an entry, or `absent` when it is not there.
+std::string text_or(const json& entry, const std::string& key, const std::string& absent,
+                    const std::string& path, const std::string& origin) {
+  const auto it = entry.find(key);
+  return it == entry.end() ? absent : text(*it, path + "." + key, origin);
+}
+
+// An optional boolean member of an entry, false when it is not there.
+bool flag(const json& entry, const std::string& key, const std::string& path,
+          const std::string& origin) {
+  const auto it = entry.find(key);
+  if (it == entry.end()) return false;
+  if (!it->is_boolean()) fail(origin, path + "." + key, "expected true or false");
+  return it->get<bool>();
 }
 
 ResultRecord new_result(std::string bench) {
@@ -146,26 +163,25 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
     const json& entry = benchmarks[i];
     if (!entry.is_object()) fail(origin, path, "expected an object");
     const std::string name = text(member(entry, "name", path, origin), path + ".name", origin);
-    const std::string run_name =
-        entry.contains("run_name") ? text(entry["run_name"], path + ".run_name", origin) : name;
+    const std::string run_name = text_or(entry, "run_name", name, path, origin);
     if (groups.count(run_name) == 0) order.push_back(run_name);
     GoogleGroup& group = groups[run_name];
-    if (entry.value("error_occurred", false)) {
-      group.error = entry.value("error_message", std::string("the benchmark reported an error"));
+    if (flag(entry, "error_occurred", path, origin)) {
+      group.error =
+          text_or(entry, "error_message", "the benchmark reported an error", path, origin);
       continue;
     }
-    const std::string unit =
-        entry.contains("time_unit") ? text(entry["time_unit"], path + ".time_unit", origin) : "ns";
+    const std::string unit = text_or(entry, "time_unit", "ns", path, origin);
     if (!group.time_unit.empty() && group.time_unit != unit) {
       fail(origin, path + ".time_unit",
            "\"" + unit + "\" differs from the earlier \"" + group.time_unit + "\"");
     }
     group.time_unit = unit;
-    const std::string run_type = entry.value("run_type", std::string("iteration"));
+    const std::string run_type = text_or(entry, "run_type", "iteration", path, origin);
     if (run_type == "aggregate") {
-      if (entry.value("aggregate_unit", std::string("time")) == "time" &&
+      if (text_or(entry, "aggregate_unit", "time", path, origin) == "time" &&
           entry.contains("real_time")) {
-        group.aggregates[entry.value("aggregate_name", std::string("?"))] =
+        group.aggregates[text_or(entry, "aggregate_name", "?", path, origin)] =
             number(entry["real_time"], path + ".real_time", origin);
       }
       continue;
