@@ -16,7 +16,7 @@ install(FILES ${PROJECT_BINARY_DIR}/benchledgerConfig.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/benchledger)
 
 install(TARGETS benchledger_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(link bench-run bench-compare bench-report bench-ledger)
+foreach(link bench-run bench-compare bench-report bench-ledger bench-gate)
   install(CODE "execute_process(COMMAND ${CMAKE_COMMAND} -E create_symlink benchledger
                 \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${link}\")")
 endforeach()

@@ -10,6 +10,13 @@
 //     "binaries": ["build/bench/my_native_benchmarks"],
 //     "commands": [{"name": "cli-startup", "command": ["./app", "--n", "{n}"],
 //                   "params": {"n": ["10", "100"]}, "runs": 10, "warmup": 2}]
+//   },
+//   "gate": {                                                 // `benchledger gate`
+//     "build": "cmake -S . -B build && cmake --build build",  // shell, in each revision
+//     "run": ["--name startup --runs 20 -- build/app"],       // `benchledger run` arguments
+//     "prepare": "build/bench --benchmark_out=gb.json",      // shell, before each round
+//     "program": "build/my_benchmarks",                       // who measures; default: the gate
+//     "rounds": 5
 //   }
 // }
 #pragma once
@@ -29,6 +36,18 @@ struct CommandSpec {
   std::optional<int> runs, warmup;
 };
 
+// The `gate` section: how `benchledger gate` builds and measures a revision (docs/ci-gate.md).
+struct GateSpec {
+  std::optional<std::string> build;           // shell command run once in each revision's worktree
+  std::vector<std::string> run_text;          // each entry as written, for messages
+  std::vector<std::vector<std::string>> run;  // the same split into words as a shell would
+  std::optional<std::string> prepare;         // shell command run before each round of a side
+  // The program given the run arguments, relative to the worktree: a BENCHLEDGER_MAIN program
+  // or a `bench-run`. Absent: `benchledger run` of the benchledger running the gate.
+  std::optional<std::string> program;
+  std::optional<int> rounds;  // 1..1000
+};
+
 struct Config {
   std::filesystem::path path;  // where it was read from; empty when there is none
   std::optional<std::string> ledger;
@@ -37,6 +56,7 @@ struct Config {
   std::vector<std::string> suites;
   std::vector<std::string> binaries;
   std::vector<CommandSpec> commands;
+  std::optional<GateSpec> gate;
 
   // The threshold for a benchmark: the first exact match, else the first matching glob
   // (fnmatch), else `fallback` (the --threshold value).

@@ -16,6 +16,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "cli/command.hpp"
+#include "cli/compare_flags.hpp"
 #include "compare/comparison.hpp"
 #include "compare/selection.hpp"
 #include "report/compare_render.hpp"
@@ -27,38 +28,9 @@ struct CompareCliOptions {
   std::string base, current;
   std::optional<std::string> ledger;
   std::size_t base_runs = 1;
-  double alpha = 0.05;
-  double threshold = 5.0;            // percent
-  std::vector<std::string> fail_on;  // added to regression, which always fails the gate
-  std::vector<std::string> metrics;
+  CompareFlags judging;
   std::string format = "table";
-  bool require_same_env = false;
 };
-
-// The verdicts --fail-on adds to regression (which fails the gate whatever it says).
-std::vector<compare::Verdict> parse_fail_on(const std::vector<std::string>& words) {
-  std::vector<compare::Verdict> out;
-  for (const std::string& list : words) {
-    std::size_t start = 0;
-    while (start <= list.size()) {
-      std::size_t end = list.find(',', start);
-      if (end == std::string::npos) end = list.size();
-      const std::string word = list.substr(start, end - start);
-      start = end + 1;
-      if (word.empty()) continue;
-      const compare::Verdict verdict = compare::parse_verdict(word);
-      if (verdict == compare::Verdict::unchanged || verdict == compare::Verdict::improvement) {
-        throw Error(
-            fmt::format("--fail-on {}: the gate fails on regression, inconclusive, missing "
-                        "or new, not on {}",
-                        word, word));
-      }
-      out.push_back(verdict);
-    }
-  }
-  if (out.empty() && !words.empty()) throw Error("--fail-on needs at least one verdict");
-  return out;
-}
 
 // One side: a file, or runs of the ledger (opened once, on first need).
 compare::Selection select(const std::string& selector, std::size_t count,
@@ -69,13 +41,8 @@ compare::Selection select(const std::string& selector, std::size_t count,
 }
 
 int run_compare(const CompareCliOptions& options) {
-  compare::CompareOptions compare_options;
-  compare_options.alpha = options.alpha;
-  compare_options.threshold = options.threshold / 100.0;
-  compare_options.metrics = options.metrics;
-  compare_options.fail_on = parse_fail_on(options.fail_on);
-  compare_options.require_same_env = options.require_same_env;
-  compare_options.config = load_default_config();
+  const compare::CompareOptions compare_options =
+      compare_options_from(options.judging, load_default_config());
 
   std::unique_ptr<ledger::Store> store;
   std::optional<std::vector<NoteRecord>> ledger_notes;
@@ -149,25 +116,10 @@ Runner add_compare_command(CLI::App& app) {
                   "pool the samples of the last K runs that match BASE")
       ->check(CLI::Range(1, 1000))
       ->default_str("1");
-  sub->add_option("--alpha", options->alpha,
-                  "false discovery rate over all metrics compared; intervals are 1 - alpha")
-      ->check(CLI::Range(1e-9, 0.5))
-      ->default_str("0.05");
-  sub->add_option("--threshold", options->threshold,
-                  "percent change that matters (per benchmark from benchledger.json thresholds)")
-      ->check(CLI::Range(0.0, 1000.0))
-      ->default_str("5");
-  sub->add_option("--fail-on", options->fail_on,
-                  "verdicts that fail the gate besides regression (which always does), "
-                  "comma-separated: inconclusive, missing, new")
-      ->default_str("regression");
-  sub->add_option("--metric", options->metrics,
-                  "compare this metric (repeatable; default: each case's primary metric)");
+  add_compare_flags(*sub, options->judging);
   sub->add_option("--format", options->format, "table, md, json, junit or csv")
       ->check(CLI::IsMember({"table", "md", "json", "junit", "csv"}))
       ->default_str("table");
-  sub->add_flag("--require-same-env", options->require_same_env,
-                "differing environment fingerprints are an error (exit 2), not a warning");
   return [options]() -> int {
     try {
       return run_compare(*options);

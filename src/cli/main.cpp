@@ -1,5 +1,5 @@
-// benchledger: one multi-call binary. Called as bench-run, bench-compare, bench-report or
-// bench-ledger it acts as that subcommand.
+// benchledger: one multi-call binary. Called as bench-run, bench-compare, bench-report,
+// bench-ledger or bench-gate it acts as that subcommand.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,7 +25,7 @@ namespace {
 // The subcommand a link name stands for, or empty for `benchledger` itself.
 std::string subcommand_of_link(const char* argv0) {
   const std::string name = std::filesystem::path(argv0).filename().string();
-  for (const char* sub : {"run", "compare", "report", "ledger"}) {
+  for (const char* sub : {"run", "compare", "report", "ledger", "gate"}) {
     if (name == std::string("bench-") + sub) return sub;
   }
   return {};
@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   add("compare", add_compare_command);
   add("report", add_report_command);
   add("ledger", add_ledger_command);
+  add("gate", add_gate_command);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed

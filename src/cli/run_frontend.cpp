@@ -735,18 +735,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
                            : "exit status " + std::to_string(captured_run.exit_code.value_or(-1))) +
                       "); run it by itself to see why");
         }
-        std::istringstream lines(captured_run.output);
-        std::string line;
-        std::int64_t number = 0;
-        while (std::getline(lines, line)) {
-          ++number;
-          if (line.empty()) continue;
-          Record record;
-          try {
-            record = parse_record(line);
-          } catch (const Error& e) {
-            throw Error(fmt::format("{}: output line {}: {}", job.binary, number, e.what()));
-          }
+        for (Record& record : parse_record_lines(captured_run.output, job.binary)) {
           if (auto* r = std::get_if<ResultRecord>(&record)) {
             r->run = run.header.id;
             if (r->primary == "failed") any_failed = true;

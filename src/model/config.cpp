@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
@@ -46,6 +47,105 @@ CommandSpec read_command(const nlohmann::json& json, const std::string& path) {
   return spec;
 }
 
+// Words of `text` as a POSIX shell splits them: blanks separate, '...' keeps everything,
+// "..." keeps all but \" \\ \$ \`, and a backslash outside quotes escapes the next character.
+// No expansion of any kind. Throws Error on an unterminated quote.
+std::vector<std::string> shell_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      const std::size_t end = text.find('\'', i + 1);
+      if (end == std::string::npos) throw Error("unterminated ' quote");
+      word += text.substr(i + 1, end - i - 1);
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '\\' && j + 1 < text.size() &&
+            std::string_view("\"\\$`").find(text[j + 1]) != std::string_view::npos) {
+          ++j;
+        }
+        word += text[j];
+      }
+      if (j >= text.size()) throw Error("unterminated \" quote");
+      i = j;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+// The gate section. The gate itself gives each round's run --ledger, --label, --dry-run and
+// --format: an entry that sets them would measure into the wrong place or print what the gate
+// cannot read.
+GateSpec read_gate(const model::JsonReader& gate) {
+  refuse_unknown_keys(gate, {"build", "run", "prepare", "program", "rounds"});
+  GateSpec spec;
+  const auto command = [&](const std::string& key) -> std::optional<std::string> {
+    if (!gate.has(key)) return std::nullopt;
+    std::string text = gate.string(key);
+    if (text.find_first_not_of(" \t\n") == std::string::npos) {
+      gate.fail(key, "an empty shell command (leave the key out to have none)");
+    }
+    return text;
+  };
+  spec.build = command("build");
+  spec.prepare = command("prepare");
+  if (!gate.has("run")) {
+    gate.fail("run",
+              "missing: the arguments of `benchledger run` that measure a revision, "
+              "e.g. [\"--runs 10 -- build/app\"]");
+  }
+  spec.run_text = gate.strings("run");
+  if (spec.run_text.empty()) gate.fail("run", "needs at least one entry");
+  for (std::size_t i = 0; i < spec.run_text.size(); ++i) {
+    const std::string key = "run[" + std::to_string(i) + "]";
+    std::vector<std::string> words;
+    try {
+      words = shell_words(spec.run_text[i]);
+    } catch (const Error& e) {
+      gate.fail(key, e.what());
+    }
+    for (const std::string& word : words) {
+      if (word == "--") break;
+      for (const char* owned :
+           {"--ledger", "--label", "--baseline", "--dry-run", "--format", "--list"}) {
+        if (word == owned || word.starts_with(std::string(owned) + "=")) {
+          gate.fail(key, std::string(owned) +
+                             " is the gate's to set (it measures into its own ledger and labels "
+                             "the sides base and head)");
+        }
+      }
+    }
+    spec.run.push_back(std::move(words));
+  }
+  if (gate.has("program")) {
+    spec.program = gate.string("program");
+    if (spec.program->empty()) gate.fail("program", "an empty path");
+  }
+  if (gate.has("rounds")) {
+    const std::int64_t rounds = gate.integer("rounds");
+    if (rounds < 1 || rounds > 1000) gate.fail("rounds", "expected a whole number from 1 to 1000");
+    spec.rounds = static_cast<int>(rounds);
+  }
+  return spec;
+}
+
 }  // namespace
 
 double Config::threshold_for(const std::string& bench, double fallback) const {
@@ -75,7 +175,7 @@ Config load_config(const std::filesystem::path& path) {
   }
   try {
     const model::JsonReader reader(json, "");
-    refuse_unknown_keys(reader, {"ledger", "project", "thresholds", "run"});
+    refuse_unknown_keys(reader, {"ledger", "project", "thresholds", "run", "gate"});
     Config config;
     config.path = path;
     if (reader.has("ledger")) config.ledger = reader.string("ledger");
@@ -102,6 +202,7 @@ Config load_config(const std::filesystem::path& path) {
         }
       }
     }
+    if (reader.has("gate")) config.gate = read_gate(reader.object("gate"));
     return config;
   } catch (const Error& e) {
     throw Error(path.string() + ": " + e.what());

@@ -28,6 +28,12 @@ std::string render_comparison_markdown(const compare::ComparisonReport& report);
 nlohmann::ordered_json comparison_to_json(const compare::ComparisonReport& report);
 std::string render_comparison_json(const compare::ComparisonReport& report);  // ends with '\n'
 
+// `markdown` when it has at most `limit` bytes; else its first lines and a note that it was cut
+// and that the whole of it is `where_whole`, together at most `limit` bytes (a byte count is
+// never below GitHub's count of characters).
+std::string fit_comment(const std::string& markdown, std::size_t limit,
+                        const std::string& where_whole);
+
 // JUnit XML: one testcase per compared metric, a <failure> for each that fails the gate.
 std::string render_comparison_junit(const compare::ComparisonReport& report);
 

@@ -34,7 +34,7 @@ for r in results:
     assert r["errors"] == 0 and r["ops"] > 0, r
 assert "latency" in next(r for r in results if r["bench"] == "consumer/lookup")["metrics"]
 PY
-for link in bench-run bench-compare bench-report bench-ledger; do
+for link in bench-run bench-compare bench-report bench-ledger bench-gate; do
   test -L "$work/prefix/bin/$link" || { echo "missing installed link $link" >&2; exit 1; }
 done
 "$work/prefix/bin/benchledger" --version

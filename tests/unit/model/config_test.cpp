@@ -80,3 +80,39 @@ TEST_CASE("unknown and mistyped keys in the config file are refused by name") {
   CHECK_THROWS_WITH(load_config(write_config(R"({"project": )")),
                     Catch::Contains("malformed JSON"));
 }
+
+TEST_CASE("the gate section is read, its run entries split into words as a shell would") {
+  const auto path = write_config(R"({"gate": {
+    "build": "make bench", "prepare": "build/gb --out=gb.json", "program": "build/bench",
+    "rounds": 3,
+    "run": ["--name 'two words' --runs 4 -- sh -c \"echo \\\"hi\\\" $HOME\"", "--import google-benchmark gb.json"]}})");
+  const Config config = load_config(path);
+  REQUIRE(config.gate);
+  CHECK(config.gate->build == "make bench");
+  CHECK(config.gate->prepare == "build/gb --out=gb.json");
+  CHECK(config.gate->program == "build/bench");
+  CHECK(config.gate->rounds == 3);
+  REQUIRE(config.gate->run.size() == 2);
+  CHECK(config.gate->run[0] == std::vector<std::string>{"--name", "two words", "--runs", "4", "--",
+                                                        "sh", "-c", "echo \"hi\" $HOME"});
+  CHECK(config.gate->run[1] == std::vector<std::string>{"--import", "google-benchmark", "gb.json"});
+}
+
+TEST_CASE("a gate section that cannot work is refused, naming the key") {
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"build": "make"}})")),
+                    Catch::Contains("field \"gate.run\": missing"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": []}})")),
+                    Catch::Contains("field \"gate.run\": needs at least one entry"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["-- sh -c 'echo"]}})")),
+                    Catch::Contains("field \"gate.run[0]\": unterminated ' quote"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["--runs 3", "--label=x"]}})")),
+                    Catch::Contains("field \"gate.run[1]\": --label is the gate's to set"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "build": " "}})")),
+                    Catch::Contains("field \"gate.build\": an empty shell command"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "rounds": 0}})")),
+                    Catch::Contains("field \"gate.rounds\": expected a whole number from 1"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "round": 2}})")),
+                    Catch::Contains("field \"gate.round\": unknown key"));
+  // A command's own flags after `--` are the command's.
+  CHECK_NOTHROW(load_config(write_config(R"({"gate": {"run": ["-- tool --format json"]}})")));
+}

@@ -1,0 +1,66 @@
+#include "cli/compare_flags.hpp"
+
+#include <fmt/format.h>
+#include <benchledger/error.hpp>
+
+namespace benchledger::cli {
+namespace {
+
+// The verdicts --fail-on adds to regression (which fails the gate whatever it says).
+std::vector<compare::Verdict> parse_fail_on(const std::vector<std::string>& words) {
+  std::vector<compare::Verdict> out;
+  for (const std::string& list : words) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find(',', start);
+      if (end == std::string::npos) end = list.size();
+      const std::string word = list.substr(start, end - start);
+      start = end + 1;
+      if (word.empty()) continue;
+      const compare::Verdict verdict = compare::parse_verdict(word);
+      if (verdict == compare::Verdict::unchanged || verdict == compare::Verdict::improvement) {
+        throw Error(
+            fmt::format("--fail-on {}: the gate fails on regression, inconclusive, missing "
+                        "or new, not on {}",
+                        word, word));
+      }
+      out.push_back(verdict);
+    }
+  }
+  if (out.empty() && !words.empty()) throw Error("--fail-on needs at least one verdict");
+  return out;
+}
+
+}  // namespace
+
+void add_compare_flags(CLI::App& sub, CompareFlags& flags) {
+  sub.add_option("--alpha", flags.alpha,
+                 "false discovery rate over all metrics compared; intervals are 1 - alpha")
+      ->check(CLI::Range(1e-9, 0.5))
+      ->default_str("0.05");
+  sub.add_option("--threshold", flags.threshold,
+                 "percent change that matters (per benchmark from benchledger.json thresholds)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->default_str("5");
+  sub.add_option("--fail-on", flags.fail_on,
+                 "verdicts that fail the gate besides regression (which always does), "
+                 "comma-separated: inconclusive, missing, new")
+      ->default_str("regression");
+  sub.add_option("--metric", flags.metrics,
+                 "compare this metric (repeatable; default: each case's primary metric)");
+  sub.add_flag("--require-same-env", flags.require_same_env,
+               "differing environment fingerprints are an error (exit 2), not a warning");
+}
+
+compare::CompareOptions compare_options_from(const CompareFlags& flags, Config config) {
+  compare::CompareOptions options;
+  options.alpha = flags.alpha;
+  options.threshold = flags.threshold / 100.0;
+  options.metrics = flags.metrics;
+  options.fail_on = parse_fail_on(flags.fail_on);
+  options.require_same_env = flags.require_same_env;
+  options.config = std::move(config);
+  return options;
+}
+
+}  // namespace benchledger::cli

@@ -1,0 +1,31 @@
+// The flags that judge a comparison, shared by `compare` and `gate` so that both take the same
+// words and judge the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <benchledger/config.hpp>
+
+#include "compare/comparison.hpp"
+
+namespace benchledger::cli {
+
+struct CompareFlags {
+  double alpha = 0.05;
+  double threshold = 5.0;            // percent
+  std::vector<std::string> fail_on;  // added to regression, which always fails the gate
+  std::vector<std::string> metrics;
+  bool require_same_env = false;
+};
+
+// --alpha, --threshold, --fail-on, --metric, --require-same-env.
+void add_compare_flags(CLI::App& sub, CompareFlags& flags);
+
+// The options compare_sides takes; `config` gives the per-benchmark thresholds. Throws Error
+// for a --fail-on word that names no verdict that can fail the gate.
+compare::CompareOptions compare_options_from(const CompareFlags& flags, Config config);
+
+}  // namespace benchledger::cli

@@ -1,0 +1,33 @@
+// Running the steps of a gate (git, the build, each round of measurements) as child processes
+// in a given directory, their diagnostics kept in one log file for the CI artifact.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchledger::gate {
+
+struct ProcessResult {
+  std::optional<int> exit_code;  // set when the process exited
+  std::optional<int> signal;     // set when a signal ended it
+  std::string output;            // stdout, when captured
+
+  bool ok() const { return exit_code == 0; }
+  std::string describe() const;  // `exit status 2`, `killed by signal 9 (SIGKILL)`
+};
+
+// Runs argv (argv[0] searched in PATH) in `dir` and waits for it. stdin is /dev/null; stderr,
+// and stdout unless `capture_stdout`, are appended to `log`. Throws Error when the log cannot
+// be opened or no process can be started; a program that is not found exits 127, as in a shell.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
+                          const std::filesystem::path& log, bool capture_stdout);
+
+// Appends a line to the log (a heading before each step's output). Throws Error on failure.
+void append_to_log(const std::filesystem::path& log, const std::string& line);
+
+// The last `lines` lines of the log, for an error message that says why a step failed.
+std::string log_tail(const std::filesystem::path& log, std::size_t lines);
+
+}  // namespace benchledger::gate

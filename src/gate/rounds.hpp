@@ -1,0 +1,47 @@
+// Interleaved measurement (docs/ci-gate.md, "Interleaving"): each `gate.run` entry's runs or
+// repetitions are split into rounds, the rounds of base and head alternate, and each side's
+// rounds are pooled into one run with one result per case, as if measured in one go.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <benchledger/record.hpp>
+
+namespace benchledger::gate {
+
+// The arguments of `benchledger run` for each round of one `gate.run` entry. The entry's
+// --runs/--repetitions N (default 10) is split into min(rounds, N) shares that differ by at
+// most one, each given as --repetitions; an entry that imports (--import) is run whole in
+// every round. Words after `--` belong to the command and are left alone. Throws Error when
+// the entry's count is not a whole number.
+std::vector<std::vector<std::string>> round_arguments(const std::vector<std::string>& entry,
+                                                      int rounds);
+
+// What one round of one side wrote: `benchledger run --dry-run --format json` records.
+struct Round {
+  RunRecord run;
+  std::vector<ResultRecord> results;
+};
+
+// Parses a round's NDJSON output: one run record, then its results. Throws Error naming the
+// line on anything else.
+Round parse_round(const std::string& ndjson, const std::string& origin);
+
+struct PooledSide {
+  RunRecord run;
+  std::vector<ResultRecord> results;
+};
+
+// One run for a side's rounds: the first round's run record (environment, git state, source)
+// with a new id, `label`, `command` and every round's warnings once; one result per case
+// (bench + params), in the order cases first appear. A metric's samples are the rounds'
+// samples concatenated (a metric without samples gives its value) and its summary is
+// computed anew; percentiles, which cannot be pooled from summaries, are kept only when a
+// single round measured the case. ops and errors are summed. A case that failed in every
+// round stays a failed result (the first round's failure); one that failed in some rounds
+// only keeps their errors. Throws Error when there are no rounds.
+PooledSide pool_rounds(const std::vector<Round>& rounds, const std::string& label,
+                       const std::vector<std::string>& command);
+
+}  // namespace benchledger::gate

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""`benchledger gate` gates a user's own git repository end to end through the installed binary.
+
+Usage: gate_test.py BUILD_DIR SOURCE_DIR SCENARIO. Each scenario installs the build into a
+scratch prefix, creates a scratch git repository with a base and a head commit, runs the
+installed `bench-gate` in it and checks its exit status and what it wrote to --out.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BUILD, SOURCE = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2]).resolve()
+SCENARIO = sys.argv[3]
+
+
+def fail(message):
+    print(f"FAIL [{SCENARIO}]: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def need(tool, package):
+    if shutil.which(tool) is None:
+        fail(f"{tool} is not installed: apt-get install {package}")
+
+
+def sh(args, cwd, env=None, check=True):
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        fail(f"{args} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+class Scratch:
+    """A prefix with the installed package and a user's repository beside it."""
+
+    def __init__(self, root):
+        self.root = root
+        self.prefix = root / "prefix"
+        self.repo = root / "repo"
+        self.out = root / "out"
+        sh(["cmake", "--install", str(BUILD), "--prefix", str(self.prefix)], root)
+        self.gate = self.prefix / "bin" / "bench-gate"
+        if not self.gate.is_symlink():
+            fail("the installed package has no bench-gate link")
+        self.repo.mkdir()
+        # No HOME configuration may leak in: the repository says who commits.
+        self.env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1",
+                        NO_COLOR="1", TMPDIR=str(root))
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.email", "dev@example.org")
+        self.git("config", "user.name", "Dev")
+
+    def git(self, *args):
+        return sh(["git", *args], self.repo, self.env)
+
+    def commit(self, files, message):
+        for name, text in files.items():
+            path = self.repo / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+
+    def run_gate(self, *flags, base="HEAD~1", head=None):
+        args = [str(self.gate), base] + ([head] if head else []) + ["--out", str(self.out), *flags]
+        return sh(args, self.repo, self.env, check=False)
+
+    def comparison(self):
+        return json.loads((self.out / "comparison.json").read_text())
+
+
+def expect_status(done, status):
+    if done.returncode != status:
+        fail(f"expected exit {status}, got {done.returncode}\nstdout:\n{done.stdout}\n"
+             f"stderr:\n{done.stderr}")
+
+
+def verdicts(report):
+    return {(c["bench"], c["metric"]): c["verdict"] for c in report["cases"]}
+
+
+def sleeper_config(name="work", runs=10, extra=None):
+    gate = {"run": [f"--name {name} --runs {runs} --warmup 1 -- sh work.sh"], "rounds": 5}
+    gate.update(extra or {})
+    return json.dumps({"gate": gate}, indent=2) + "\n"
+
+
+def expect_outputs(s):
+    for name in ("comparison.md", "comparison.json", "comparison.xml", "comparison.txt",
+                 "gate.log"):
+        if not (s.out / name).is_file():
+            fail(f"--out has no {name}: {sorted(p.name for p in s.out.iterdir())}")
+    if len((s.out / "comparison.md").read_text()) >= 65536:
+        fail("comparison.md is not under 65,536 characters")
+
+
+def ledger_runs(path):
+    records = [json.loads(line) for line in path.read_text().splitlines() if line]
+    runs = [r for r in records if r["type"] == "run"]
+    results = [r for r in records if r["type"] == "result"]
+    return runs, results
+
+
+def commit_slower_head(s):
+    s.commit({"work.sh": "sleep 0.05\n", "benchledger.json": sleeper_config()}, "base")
+    s.commit({"work.sh": "sleep 0.06\n"}, "head: 20% slower")
+
+
+def expect_regression(s, done):
+    expect_status(done, 1)
+    expect_outputs(s)
+    if verdicts(s.comparison()).get(("work", "wall")) != "regression":
+        fail(f"expected work/wall to be a regression: {verdicts(s.comparison())}")
+
+
+def scenario_slower(s):
+    commit_slower_head(s)
+    expect_regression(s, s.run_gate())
+    if "regression" not in (s.out / "comparison.md").read_text():
+        fail("comparison.md does not name the regression")
+    if "<failure" not in (s.out / "comparison.xml").read_text():
+        fail("the JUnit XML has no failure")
+    # One run a side, each pooling the rounds: 10 runs of the command in 5 rounds.
+    runs, results = ledger_runs(s.out / "ledger.ndjson")
+    if sorted(r.get("label") for r in runs) != ["base", "head"]:
+        fail(f"expected one run labelled base and one head: {[r.get('label') for r in runs]}")
+    for result in results:
+        samples = result["metrics"]["wall"]["samples"]
+        if len(samples) != 10:
+            fail(f"expected 10 pooled samples in {result['bench']}, got {len(samples)}")
+    base_commit = s.git("rev-parse", "HEAD~1").stdout.strip()
+    base_run = next(r for r in runs if r["label"] == "base")
+    if base_run["git"]["commit"] != base_commit or base_run["git"]["dirty"]:
+        fail(f"the base run records {base_run['git']}, not the clean commit {base_commit}")
+    # The rounds alternate: base first in round 1, head first in round 2.
+    log = (s.out / "gate.log").read_text()
+    order = [line.split()[4] for line in log.splitlines()
+             if line.startswith("== round ") and " of " in line]
+    if order[:4] != ["base", "head", "head", "base"]:
+        fail(f"the rounds do not alternate: {order}")
+    # The worktrees are gone, from disk and from git's list.
+    worktrees = s.git("worktree", "list").stdout.strip().splitlines()
+    if len(worktrees) != 1:
+        fail(f"worktrees left behind: {worktrees}")
+
+
+def scenario_identical(s):
+    s.commit({"work.sh": "sleep 0.05\n", "benchledger.json": sleeper_config()}, "base")
+    s.commit({"README": "documentation only\n"}, "head: nothing measured changes")
+    kept = s.root / "kept.ndjson"
+    done = s.run_gate("--ledger", str(kept), "--threshold", "15", base="main~1", head="main")
+    expect_status(done, 0)
+    expect_outputs(s)
+    if verdicts(s.comparison()).get(("work", "wall")) not in ("unchanged", "inconclusive"):
+        fail(f"expected work/wall unchanged: {verdicts(s.comparison())}")
+    runs, _ = ledger_runs(kept)
+    if len(runs) != 2:
+        fail(f"--ledger keeps {len(runs)} runs, expected base and head")
+    if (s.out / "ledger.ndjson").exists():
+        fail("with --ledger the gate still wrote a ledger of its own to --out")
+
+
+def scenario_failing(s):
+    s.commit({"work.sh": "sleep 0.01\n", "benchledger.json": sleeper_config()}, "base")
+    s.commit({"work.sh": "echo 'cannot open the input' >&2; exit 3\n"}, "head: the command fails")
+    done = s.run_gate()
+    expect_status(done, 1)
+    expect_outputs(s)
+    if verdicts(s.comparison()).get(("work", "wall")) != "failed":
+        fail(f"expected work to be failed: {verdicts(s.comparison())}")
+
+
+def scenario_renamed(s):
+    s.commit({"work.sh": "sleep 0.01\n", "benchledger.json": sleeper_config("work")}, "base")
+    s.commit({"benchledger.json": sleeper_config("renamed")}, "head: the benchmark is renamed")
+    done = s.run_gate()
+    expect_status(done, 1)
+    found = verdicts(s.comparison())
+    if found.get(("work", "wall")) != "missing":
+        fail(f"expected work to be missing: {found}")
+    done = s.run_gate("--allow-missing")
+    expect_status(done, 0)
+
+
+def scenario_native(s):
+    need("cmake", "cmake")
+    need("ninja", "ninja-build")
+    bench = """#include <numeric>
+#include <vector>
+
+#include <benchledger/benchledger.hpp>
+
+BENCHLEDGER_BENCH("app/sum", [](benchledger::State& state) {
+  const std::vector<int> input(static_cast<std::size_t>(state.int_param("n")), 1);
+  for (auto _ : state) {
+    int sum = std::accumulate(input.begin(), input.end(), 0);
+    benchledger::do_not_optimize(sum);
+  }
+}).param("n", {1000});
+
+BENCHLEDGER_MAIN()
+"""
+    cmake = """cmake_minimum_required(VERSION 3.25)
+project(app LANGUAGES CXX)
+find_package(benchledger REQUIRED)
+add_executable(app_bench bench.cpp)
+target_link_libraries(app_bench PRIVATE benchledger::benchledger)
+"""
+    # The library was built with the build tree's flags (sanitizers in the asan preset).
+    cache = (BUILD / "CMakeCache.txt").read_text().splitlines()
+    flags = next((l.split("=", 1)[1] for l in cache if l.startswith("CMAKE_CXX_FLAGS:")), "")
+    link = next((l.split("=", 1)[1] for l in cache if l.startswith("CMAKE_EXE_LINKER_FLAGS:")), "")
+    build = (f"cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "
+             f"-DCMAKE_PREFIX_PATH={s.prefix} -DCMAKE_CXX_FLAGS='{flags}' "
+             f"-DCMAKE_EXE_LINKER_FLAGS='{link}' >/dev/null && cmake --build build")
+    config = {"gate": {"build": build, "program": "build/app_bench",
+                       "run": ["--repetitions 6 --warmup 0 --min-time 0.002"], "rounds": 3}}
+    s.commit({"bench.cpp": bench, "CMakeLists.txt": cmake,
+              "benchledger.json": json.dumps(config, indent=2) + "\n"}, "base")
+    s.commit({"NEWS": "nothing measured changes\n"}, "head")
+    # Wall time of a microbenchmark on a shared machine: only a gross change is a regression.
+    done = s.run_gate("--threshold", "200")
+    expect_status(done, 0)
+    expect_outputs(s)
+    runs, results = ledger_runs(s.out / "ledger.ndjson")
+    if {r["source"] for r in runs} != {"native"}:
+        fail(f"expected native runs: {[r['source'] for r in runs]}")
+    for result in results:
+        if result["bench"] != "app/sum" or len(result["metrics"]["time"]["samples"]) != 6:
+            fail(f"expected app/sum with 6 pooled repetitions: {result['bench']}, "
+                 f"{len(result['metrics']['time'].get('samples', []))}")
+
+
+def scenario_gbench(s):
+    need("g++", "g++")
+    if not pathlib.Path("/usr/include/benchmark/benchmark.h").exists():
+        fail("google-benchmark is not installed: apt-get install libbenchmark-dev")
+    program = """#include <benchmark/benchmark.h>
+
+#include <numeric>
+#include <vector>
+
+static void BM_Sum(benchmark::State& state) {
+  std::vector<int> values(256, 1);
+  for (auto _ : state) {
+    int sum = std::accumulate(values.begin(), values.end(), 0);
+    benchmark::DoNotOptimize(sum);
+  }
+}
+BENCHMARK(BM_Sum);
+BENCHMARK_MAIN();
+"""
+    config = {"gate": {
+        "build": "mkdir -p build && g++ -O2 -o build/gb gb.cpp -lbenchmark -lpthread",
+        "prepare": "build/gb --benchmark_repetitions=3 --benchmark_min_time=0.005 "
+                   "--benchmark_out=build/gb.json --benchmark_out_format=json >/dev/null",
+        "run": ["--import google-benchmark build/gb.json"],
+        "rounds": 3}}
+    s.commit({"gb.cpp": program, "benchledger.json": json.dumps(config, indent=2) + "\n"}, "base")
+    s.commit({"NEWS": "nothing measured changes\n"}, "head")
+    # CPU time: on a shared machine a microbenchmark's real time is mostly other tenants' load.
+    done = s.run_gate("--threshold", "50", "--metric", "cpu_time")
+    expect_status(done, 0)
+    expect_outputs(s)
+    runs, results = ledger_runs(s.out / "ledger.ndjson")
+    if {r["source"] for r in runs} != {"google-benchmark"}:
+        fail(f"expected imported runs: {[r['source'] for r in runs]}")
+    names = {r["bench"] for r in results}
+    if names != {"BM_Sum"}:
+        fail(f"expected BM_Sum from the import: {names}")
+    for result in results:
+        # Three rounds of three repetitions each, pooled.
+        if len(result["metrics"]["time"]["samples"]) != 9:
+            fail(f"expected 9 pooled samples: {len(result['metrics']['time']['samples'])}")
+
+
+def scenario_config_errors(s):
+    s.commit({"work.sh": "sleep 0.01\n", "benchledger.json": "{}\n"}, "base")
+    s.commit({"benchledger.json": json.dumps({"gate": {"run": ["--ledger x.ndjson -- true"]}})},
+             "head: the gate section sets what is the gate's")
+    done = s.run_gate()
+    expect_status(done, 2)
+    if 'gate.run[0]' not in done.stderr or "--ledger" not in done.stderr:
+        fail(f"the error does not name gate.run[0] and --ledger: {done.stderr}")
+    s.commit({"benchledger.json": json.dumps({"gate": {"build": "exit 7", "run": ["-- true"]}})},
+             "head: the build fails")
+    done = s.run_gate()
+    expect_status(done, 2)
+    if "build of base" not in done.stderr or "exit status 7" not in done.stderr:
+        fail(f"the error does not say which build failed how: {done.stderr}")
+    done = s.run_gate(base="no-such-branch")
+    expect_status(done, 2)
+    if 'unknown revision "no-such-branch"' not in done.stderr:
+        fail(f"the error does not name the revision: {done.stderr}")
+
+
+def scenario_ci_script(s):
+    """ci/gate.sh, the script both CI templates call, with the comment explicitly off."""
+    commit_slower_head(s)
+    script = str(SOURCE / "ci" / "gate.sh")
+    env = dict(s.env, BENCHLEDGER_BIN=str(s.prefix / "bin" / "benchledger"),
+               BENCHLEDGER_GATE_OUT=str(s.out))
+    env.pop("BENCHLEDGER_GATE_COMMENT", None)
+    done = sh([script, "HEAD~1", "HEAD"], s.repo, env, check=False)
+    expect_status(done, 2)
+    if "BENCHLEDGER_GATE_COMMENT is not set" not in done.stderr or s.out.exists():
+        fail(f"without BENCHLEDGER_GATE_COMMENT the script must refuse to start: {done.stderr}")
+    env["BENCHLEDGER_GATE_COMMENT"] = "none"
+    done = sh([script, "HEAD~1", "HEAD", "--", "--threshold", "5"], s.repo, env, check=False)
+    expect_regression(s, done)
+    if "comment: not posted (BENCHLEDGER_GATE_COMMENT=none)" not in done.stderr:
+        fail(f"the script does not say that it posted no comment: {done.stderr}")
+
+
+SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items()
+             if name.startswith("scenario_")}
+
+if SCENARIO not in SCENARIOS:
+    fail(f"no such scenario (known: {', '.join(SCENARIOS)})")
+need("git", "git")
+with tempfile.TemporaryDirectory(prefix="gate-test-") as scratch:
+    SCENARIOS[SCENARIO](Scratch(pathlib.Path(scratch)))
+print(f"gate {SCENARIO}: ok")
