@@ -9,16 +9,18 @@
 #   2. A/A, interleaved  base = head, rounds alternating: false failures (target: 0)
 #   3. +10%, interleaved head's loop runs 10% more iterations: failures caught (target: all)
 # and prints a Markdown table of the counts. Needs benchledger on PATH, or BENCHLEDGER=PATH.
-# Environment: GATES (default 20), RUNS (runs a side, default 20), ROUNDS (default 5),
-# LOAD_PERIOD (seconds, default 3), BUDGET (seconds, default 1200), LOOP (iterations, 20000).
+# Environment: GATES (default 20), RUNS (runs a side, default 10), ROUNDS (default 5),
+# LOAD_PERIOD (seconds, default 3), BUDGET (seconds, default 1200), LOOP (iterations, 20000),
+# GATE_FLAGS (more flags for every gate, e.g. "--metric user" to judge CPU time, not wall time).
 set -euo pipefail
 
 gates=${1:-${GATES:-20}}
-runs=${RUNS:-20}
+runs=${RUNS:-10}
 rounds=${ROUNDS:-5}
 period=${LOAD_PERIOD:-3}
 budget=${BUDGET:-1200}
 loop=${LOOP:-20000}
+read -r -a gate_flags <<<"${GATE_FLAGS:-}"
 benchledger=${BENCHLEDGER:-$(command -v benchledger || true)}
 [[ -x $benchledger ]] || { echo "gate_drift.sh: no benchledger (put it on PATH or set BENCHLEDGER)" >&2; exit 2; }
 
@@ -58,7 +60,7 @@ count() {  # count BASE HEAD ORDER: how many of $gates gates exit 1 (exit 2 is r
   local base=$1 head=$2 order=$3 failed=0 errors=0 status
   for ((i = 0; i < gates; ++i)); do
     status=0
-    "$benchledger" gate "$base" "$head" --order "$order" --out "$work/out" \
+    "$benchledger" gate "$base" "$head" --order "$order" --out "$work/out" "${gate_flags[@]}" \
       >/dev/null 2>"$work/stderr" || status=$?
     case $status in
       0) ;;
@@ -77,7 +79,7 @@ seconds=$(($(date +%s) - start))
 stop_load
 
 cat <<TABLE
-| gates ($runs runs a side, $rounds rounds, load switching every ${period} s) | failed | errors |
+| gates ($runs runs a side, $rounds rounds, load switching every ${period} s${GATE_FLAGS:+, $GATE_FLAGS}) | failed | errors |
 |---|---|---|
 | A/A, sequential (every base round first) | $aa_seq of $gates | $aa_seq_errors |
 | A/A, interleaved | $aa_int of $gates | $aa_int_errors |

@@ -168,10 +168,6 @@ std::string_view type_name(const Record& record);  // "run", "result" or "note"
 // starts with `field "<path>": ` (callers prefix `line N: `).
 Record parse_record(std::string_view line);
 
-// Parses NDJSON text, such as a `run --format json` output: one record per non-empty line.
-// Throws benchledger::Error `<origin>: output line N: <parse_record's message>`.
-std::vector<Record> parse_record_lines(std::string_view text, std::string_view origin);
-
 // The canonical bytes of a record, without the trailing '\n'.
 std::string serialize(const Record& record);
 // The same with `prev` written as given instead of the record's own (a store chains a record

@@ -31,6 +31,7 @@
 #include "engine/records.hpp"
 #include "env/env.hpp"
 #include "import/import.hpp"
+#include "model/record_lines.hpp"
 #include "suites/suites.hpp"
 
 namespace benchledger::cli {
@@ -735,7 +736,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
                            : "exit status " + std::to_string(captured_run.exit_code.value_or(-1))) +
                       "); run it by itself to see why");
         }
-        for (Record& record : parse_record_lines(captured_run.output, job.binary)) {
+        for (Record& record : model::parse_record_lines(captured_run.output, job.binary)) {
           if (auto* r = std::get_if<ResultRecord>(&record)) {
             r->run = run.header.id;
             if (r->primary == "failed") any_failed = true;

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "model/record_lines.hpp"
+
 namespace benchledger::gate {
 namespace {
 
@@ -71,7 +73,7 @@ Round parse_round(const std::string& ndjson, const std::string& origin) {
   Round round;
   bool have_run = false;
   std::size_t number = 0;
-  for (Record& record : parse_record_lines(ndjson, origin)) {
+  for (Record& record : model::parse_record_lines(ndjson, origin)) {
     ++number;
     if (auto* run = std::get_if<RunRecord>(&record)) {
       if (have_run) throw Error(fmt::format("{}: record {}: a second run record", origin, number));
@@ -148,6 +150,14 @@ PooledSide pool_rounds(const std::vector<Round>& rounds, const std::string& labe
   side.run.label = label;
   side.run.command = command;
   side.run.warnings.clear();
+  // Rounds repeat the same warnings with other numbers ("the 1-minute load average is 3.1"):
+  // one of each, the first round's, is enough.
+  const auto shape = [](std::string text) {
+    for (char& c : text) {
+      if (c >= '0' && c <= '9') c = '#';
+    }
+    return text;
+  };
   std::set<std::string> seen_warnings;
   std::vector<std::string> order;
   std::map<std::string, std::vector<const ResultRecord*>> cases;
@@ -161,7 +171,7 @@ PooledSide pool_rounds(const std::vector<Round>& rounds, const std::string& labe
       if (seen_warnings.insert(warning).second) side.run.warnings.push_back(warning);
     }
     for (const std::string& warning : round.run.warnings) {
-      if (seen_warnings.insert(warning).second) side.run.warnings.push_back(warning);
+      if (seen_warnings.insert(shape(warning)).second) side.run.warnings.push_back(warning);
     }
     for (const ResultRecord& result : round.results) {
       const std::string key = case_key(result.bench, result.params);

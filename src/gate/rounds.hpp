@@ -34,7 +34,8 @@ struct PooledSide {
 };
 
 // One run for a side's rounds: the first round's run record (environment, git state, source)
-// with a new id, `label`, `command` and every round's warnings once; one result per case
+// with a new id, `label`, `command` and the rounds' warnings, once each (warnings that differ
+// only in their digits count as one: the first is kept); one result per case
 // (bench + params), in the order cases first appear. A metric's samples are the rounds'
 // samples concatenated (a metric without samples gives its value) and its summary is
 // computed anew; percentiles, which cannot be pooled from summaries, are kept only when a

@@ -1,9 +1,10 @@
 // NDJSON text to records, for the outputs of programs that print their records.
+#include "model/record_lines.hpp"
+
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
-#include <benchledger/record.hpp>
 
-namespace benchledger {
+namespace benchledger::model {
 
 std::vector<Record> parse_record_lines(std::string_view text, std::string_view origin) {
   std::vector<Record> records;
@@ -23,4 +24,4 @@ std::vector<Record> parse_record_lines(std::string_view text, std::string_view o
   return records;
 }
 
-}  // namespace benchledger
+}  // namespace benchledger::model

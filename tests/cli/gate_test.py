@@ -83,9 +83,8 @@ def verdicts(report):
     return {(c["bench"], c["metric"]): c["verdict"] for c in report["cases"]}
 
 
-def sleeper_config(name="work", runs=10, extra=None):
-    gate = {"run": [f"--name {name} --runs {runs} --warmup 1 -- sh work.sh"], "rounds": 5}
-    gate.update(extra or {})
+def sleeper_config(name="work", runs=12):
+    gate = {"run": [f"--name {name} --runs {runs} --warmup 1 -- sh work.sh"], "rounds": 4}
     return json.dumps({"gate": gate}, indent=2) + "\n"
 
 
@@ -106,8 +105,10 @@ def ledger_runs(path):
 
 
 def commit_slower_head(s):
-    s.commit({"work.sh": "sleep 0.05\n", "benchledger.json": sleeper_config()}, "base")
-    s.commit({"work.sh": "sleep 0.06\n"}, "head: 20% slower")
+    # Long sleeps: on a loaded machine starting a process costs tens of milliseconds, and
+    # varies as much.
+    s.commit({"work.sh": "sleep 0.2\n", "benchledger.json": sleeper_config()}, "base")
+    s.commit({"work.sh": "sleep 0.24\n"}, "head: 20% slower")
 
 
 def expect_regression(s, done):
@@ -124,14 +125,14 @@ def scenario_slower(s):
         fail("comparison.md does not name the regression")
     if "<failure" not in (s.out / "comparison.xml").read_text():
         fail("the JUnit XML has no failure")
-    # One run a side, each pooling the rounds: 10 runs of the command in 5 rounds.
+    # One run a side, each pooling the rounds: 12 runs of the command in 4 rounds.
     runs, results = ledger_runs(s.out / "ledger.ndjson")
     if sorted(r.get("label") for r in runs) != ["base", "head"]:
         fail(f"expected one run labelled base and one head: {[r.get('label') for r in runs]}")
     for result in results:
         samples = result["metrics"]["wall"]["samples"]
-        if len(samples) != 10:
-            fail(f"expected 10 pooled samples in {result['bench']}, got {len(samples)}")
+        if len(samples) != 12:
+            fail(f"expected 12 pooled samples in {result['bench']}, got {len(samples)}")
     base_commit = s.git("rev-parse", "HEAD~1").stdout.strip()
     base_run = next(r for r in runs if r["label"] == "base")
     if base_run["git"]["commit"] != base_commit or base_run["git"]["dirty"]:
@@ -149,7 +150,7 @@ def scenario_slower(s):
 
 
 def scenario_identical(s):
-    s.commit({"work.sh": "sleep 0.05\n", "benchledger.json": sleeper_config()}, "base")
+    s.commit({"work.sh": "sleep 0.2\n", "benchledger.json": sleeper_config()}, "base")
     s.commit({"README": "documentation only\n"}, "head: nothing measured changes")
     kept = s.root / "kept.ndjson"
     done = s.run_gate("--ledger", str(kept), "--threshold", "15", base="main~1", head="main")

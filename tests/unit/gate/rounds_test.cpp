@@ -67,13 +67,13 @@ gate::Round round_of(const std::string& warning, std::vector<double> samples, bo
 }  // namespace
 
 TEST_CASE("a side's rounds pool into one run and one result per case, samples concatenated") {
-  const std::vector<gate::Round> rounds = {round_of("loaded", {1, 2}, false),
-                                           round_of("loaded", {3, 4}, false),
+  const std::vector<gate::Round> rounds = {round_of("load average 3.1", {1, 2}, false),
+                                           round_of("load average 4.7", {3, 4}, false),
                                            round_of("hot", {5}, false)};
   const gate::PooledSide side = gate::pool_rounds(rounds, "head", {"benchledger", "gate"});
   CHECK(side.run.label == "head");
   CHECK(side.run.command == Words{"benchledger", "gate"});
-  CHECK(side.run.warnings == Words{"loaded", "hot"});
+  CHECK(side.run.warnings == Words{"load average 3.1", "hot"});
   CHECK(side.run.header.id != rounds[0].run.header.id);
   REQUIRE(side.results.size() == 1);
   const ResultRecord& work = side.results[0];
