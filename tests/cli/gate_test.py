@@ -112,7 +112,7 @@ def commit_slower_head(s):
     # A CPU-bound loop, judged by its CPU time: on a shared machine a command's wall time is
     # mostly the other tenants' scheduling. About 0.1 s of it, as the kernel counts CPU time in
     # ticks of up to 4 ms.
-    s.commit({"work.sh": loop(80000), "benchledger.json": work_config()}, "base")
+    s.commit({"work.sh": loop(80000), "benchledger.json": work_config(runs=20)}, "base")
     s.commit({"work.sh": loop(96000)}, "head: 20% slower")
 
 
@@ -130,14 +130,14 @@ def scenario_slower(s):
         fail("comparison.md does not name the regression")
     if "<failure" not in (s.out / "comparison.xml").read_text():
         fail("the JUnit XML has no failure")
-    # One run a side, each pooling the rounds: 12 runs of the command in 4 rounds.
+    # One run a side, each pooling the rounds: 20 runs of the command in 4 rounds.
     runs, results = ledger_runs(s.out / "ledger.ndjson")
     if sorted(r.get("label") for r in runs) != ["base", "head"]:
         fail(f"expected one run labelled base and one head: {[r.get('label') for r in runs]}")
     for result in results:
         samples = result["metrics"]["wall"]["samples"]
-        if len(samples) != 12:
-            fail(f"expected 12 pooled samples in {result['bench']}, got {len(samples)}")
+        if len(samples) != 20:
+            fail(f"expected 20 pooled samples in {result['bench']}, got {len(samples)}")
     base_commit = s.git("rev-parse", "HEAD~1").stdout.strip()
     base_run = next(r for r in runs if r["label"] == "base")
     if base_run["git"]["commit"] != base_commit or base_run["git"]["dirty"]:
