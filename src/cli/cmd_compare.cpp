@@ -16,6 +16,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "cli/command.hpp"
+#include "cli/number_flag.hpp"
 #include "compare/comparison.hpp"
 #include "compare/selection.hpp"
 #include "report/compare_render.hpp"
@@ -124,9 +125,7 @@ int run_compare(const CompareCliOptions& options) {
       std::cerr << "benchledger: warning: " << warning << '\n';
     }
   }
-  std::cout << out;
-  std::cout.flush();
-  if (!std::cout) throw Error("cannot write the comparison to standard output");
+  std::cout << out;  // main checks that it was written (cli/standard_output.hpp)
   return report.gate_pass ? 0 : 1;
 }
 
@@ -147,15 +146,15 @@ Runner add_compare_command(CLI::App& app) {
                   "ledger/ledger.ndjson under the repository root)");
   sub->add_option("--base-runs", options->base_runs,
                   "pool the samples of the last K runs that match BASE")
-      ->check(CLI::Range(1, 1000))
+      ->check(in_range(model::k_base_runs_range))
       ->default_str("1");
   sub->add_option("--alpha", options->alpha,
                   "false discovery rate over all metrics compared; intervals are 1 - alpha")
-      ->check(CLI::Range(1e-9, 0.5))
+      ->check(in_range(model::k_alpha_range))
       ->default_str("0.05");
   sub->add_option("--threshold", options->threshold,
                   "percent change that matters (per benchmark from benchledger.json thresholds)")
-      ->check(CLI::Range(0.0, 1000.0))
+      ->check(in_range(model::k_threshold_range))
       ->default_str("5");
   sub->add_option("--fail-on", options->fail_on,
                   "verdicts that fail the gate besides regression (which always does), "

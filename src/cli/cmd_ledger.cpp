@@ -17,6 +17,8 @@
 #include <benchledger/record.hpp>
 
 #include "cli/command.hpp"
+#include "cli/number_flag.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::cli {
 
@@ -121,9 +123,6 @@ int run_export(const LedgerOptions& options) {
       return true;
     });
   }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    throw Error("cannot write the export to standard output");
-  }
   print_warnings(*store);
   return 0;
 }
@@ -189,7 +188,8 @@ int run_show(const LedgerOptions& options) {
                {"host", text(run->env.host)},
                {"fingerprint", run->env.fingerprint},
                {"source", run->source},
-               {"command", joined(run->command, " ")},
+               {"command", joined(model::redact_command(run->command),
+                                  " ")},  // as recorded before secrets were kept out too
                {"results", std::to_string(results.size())}});
   for (const auto& warning : run->warnings) std::cout << "warning  " << warning << '\n';
 
@@ -305,7 +305,8 @@ Runner add_ledger_command(CLI::App& app) {
   add_ledger_option(*verify, *options);
 
   CLI::App* log = ledger->add_subcommand("log", "list runs, newest first");
-  log->add_option("-n,--limit", options->limit, "at most this many runs (default: all)");
+  log->add_option("-n,--limit", options->limit, "at most this many runs (default: all)")
+      ->check(in_range(model::k_log_limit_range));
   add_ledger_option(*log, *options);
 
   CLI::App* show = ledger->add_subcommand("show", "one run and its results as a table");

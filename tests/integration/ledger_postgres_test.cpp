@@ -13,6 +13,7 @@
 #include "integration/ledger_census.hpp"
 #include "integration/ledger_process.hpp"
 #include "ledger/postgres/postgres_store.hpp"
+#include "model/redact.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
 using namespace benchledger;
@@ -69,22 +70,21 @@ TEST_CASE("the PostgreSQL tests have a server to run against") {
 }
 
 TEST_CASE("no message shows the password of a postgresql:// URI") {
-  CHECK(postgres::without_password("postgresql://ci:secret@db/bench") ==
-        "postgresql://ci:***@db/bench");
-  CHECK(postgres::without_password("postgres://ci:p%40ss@db:5432/bench?sslmode=require") ==
+  CHECK(model::redact_secrets("postgresql://ci:secret@db/bench") == "postgresql://ci:***@db/bench");
+  CHECK(model::redact_secrets("postgres://ci:p%40ss@db:5432/bench?sslmode=require") ==
         "postgres://ci:***@db:5432/bench?sslmode=require");
-  CHECK(postgres::without_password("postgresql://db/bench?user=ci&password=secret&sslmode=off") ==
+  CHECK(model::redact_secrets("postgresql://db/bench?user=ci&password=secret&sslmode=off") ==
         "postgresql://db/bench?user=ci&password=***&sslmode=off");
-  CHECK(postgres::without_password("postgresql://ci@db/bench") == "postgresql://ci@db/bench");
-  CHECK(postgres::without_password("postgresql://db:5432/bench") == "postgresql://db:5432/bench");
+  CHECK(model::redact_secrets("postgresql://ci@db/bench") == "postgresql://ci@db/bench");
+  CHECK(model::redact_secrets("postgresql://db:5432/bench") == "postgresql://db:5432/bench");
   // libpq reads the user part up to an '@' met before any '/': a password may hold '?' or ':'.
-  CHECK(postgres::without_password("postgresql://ci:se?c:ret@db/bench?sslmode=off") ==
+  CHECK(model::redact_secrets("postgresql://ci:se?c:ret@db/bench?sslmode=off") ==
         "postgresql://ci:***@db/bench?sslmode=off");
-  CHECK(postgres::without_password("postgresql://db/bench?sslpassword=key&pass%77ord=x") ==
+  CHECK(model::redact_secrets("postgresql://db/bench?sslpassword=key&pass%77ord=x") ==
         "postgresql://db/bench?sslpassword=***&pass%77ord=***");
-  CHECK(postgres::without_password("postgresql://db/bench?application_name=a@b") ==
+  CHECK(model::redact_secrets("postgresql://db/bench?application_name=a@b") ==
         "postgresql://db/bench?application_name=a@b");
-  CHECK(postgres::without_password("postgresql://ci:ab/cd+e=@db/bench") ==
+  CHECK(model::redact_secrets("postgresql://ci:ab/cd+e=@db/bench") ==
         "postgresql://ci:***@db/bench");
 
   // Port 1 on loopback: nothing listens there.
