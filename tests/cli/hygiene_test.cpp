@@ -3,13 +3,8 @@
 // config files are refused with a message that names them.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,34 +16,9 @@ namespace {
 
 constexpr const char* k_plant = "pl4nted-s3cret";
 
-// Runs the CLI with standard output opened on `out_path` (a device such as /dev/full); stderr
-// comes back in `err`.
+// Runs the CLI with standard output opened on `out_path` (a device such as /dev/full).
 Invocation run_cli_with_stdout(const std::vector<std::string>& args, const char* out_path) {
-  char err_name[] = "/tmp/benchledger-hygiene-err-XXXXXX";
-  const int err = ::mkstemp(err_name);
-  std::vector<std::string> all = {cli()};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&actions, 1, out_path, O_WRONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, err, 2);
-  pid_t pid = 0;
-  const int error = ::posix_spawn(&pid, all[0].c_str(), &actions, nullptr, argv.data(), environ);
-  ::posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) throw std::runtime_error("cannot run " + all[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Invocation result;
-  result.status = status_of(status);
-  ::lseek(err, 0, SEEK_SET);
-  drain(err, result.err);
-  ::close(err);
-  ::unlink(err_name);
-  return result;
+  return run(cli(), args, {}, out_path);
 }
 
 }  // namespace
