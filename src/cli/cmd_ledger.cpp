@@ -117,10 +117,11 @@ int run_export(const LedgerOptions& options) {
       std::fputc('\n', stdout);
     }
   } else {
+    // A write that failed stops the scan; main reports it (cli/standard_output.hpp).
     store->scan_bytes([](std::int64_t, std::string_view bytes) {
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
       std::fputc('\n', stdout);
-      return true;
+      return std::ferror(stdout) == 0;
     });
   }
   print_warnings(*store);
@@ -188,8 +189,8 @@ int run_show(const LedgerOptions& options) {
                {"host", text(run->env.host)},
                {"fingerprint", run->env.fingerprint},
                {"source", run->source},
-               {"command", joined(model::redact_command(run->command),
-                                  " ")},  // as recorded before secrets were kept out too
+               // Redacted again: a run recorded before credentials were kept out may hold one.
+               {"command", joined(model::redact_command(run->command), " ")},
                {"results", std::to_string(results.size())}});
   for (const auto& warning : run->warnings) std::cout << "warning  " << warning << '\n';
 
