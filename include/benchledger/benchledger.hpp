@@ -245,7 +245,9 @@ class Benchmark {
   // The concurrency levels: C worker threads per case, each level its own case.
   Benchmark& concurrency(std::initializer_list<int> levels);
   Benchmark& concurrency(const std::vector<int>& levels);
-  // Defaults for this benchmark's cases (the command line's flags win).
+  // Defaults for this benchmark's cases (the command line's flags win). Each throws Error
+  // outside the range its flag takes (docs/engine.md): repetitions 1 to 1,000,000, warmup 0
+  // to 1,000,000, min_time above 0 and at most 3600 s, timeout above 0 and at most a week.
   Benchmark& repetitions(int count);
   Benchmark& warmup(int count);
   Benchmark& min_time(double seconds);  // minimum duration of one repetition

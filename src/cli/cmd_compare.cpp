@@ -17,6 +17,7 @@
 
 #include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
+#include "cli/number_flag.hpp"
 #include "compare/comparison.hpp"
 #include "compare/selection.hpp"
 #include "report/compare_render.hpp"
@@ -91,9 +92,7 @@ int run_compare(const CompareCliOptions& options) {
       std::cerr << "benchledger: warning: " << warning << '\n';
     }
   }
-  std::cout << out;
-  std::cout.flush();
-  if (!std::cout) throw Error("cannot write the comparison to standard output");
+  std::cout << out;  // main checks that it was written (cli/standard_output.hpp)
   return report.gate_pass ? 0 : 1;
 }
 
@@ -114,7 +113,7 @@ Runner add_compare_command(CLI::App& app) {
                   "ledger/ledger.ndjson under the repository root)");
   sub->add_option("--base-runs", options->base_runs,
                   "pool the samples of the last K runs that match BASE")
-      ->check(CLI::Range(1, 1000))
+      ->check(in_range(model::k_base_runs_range))
       ->default_str("1");
   add_compare_flags(*sub, options->judging);
   sub->add_option("--format", options->format, "table, md, json, junit or csv")

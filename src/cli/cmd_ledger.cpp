@@ -17,6 +17,8 @@
 #include <benchledger/record.hpp>
 
 #include "cli/command.hpp"
+#include "cli/number_flag.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::cli {
 
@@ -115,14 +117,12 @@ int run_export(const LedgerOptions& options) {
       std::fputc('\n', stdout);
     }
   } else {
+    // A write that failed stops the scan; main reports it (cli/standard_output.hpp).
     store->scan_bytes([](std::int64_t, std::string_view bytes) {
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
       std::fputc('\n', stdout);
-      return true;
+      return std::ferror(stdout) == 0;
     });
-  }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    throw Error("cannot write the export to standard output");
   }
   print_warnings(*store);
   return 0;
@@ -189,7 +189,8 @@ int run_show(const LedgerOptions& options) {
                {"host", text(run->env.host)},
                {"fingerprint", run->env.fingerprint},
                {"source", run->source},
-               {"command", joined(run->command, " ")},
+               // Redacted again: a run recorded before credentials were kept out may hold one.
+               {"command", joined(model::redact_command(run->command), " ")},
                {"results", std::to_string(results.size())}});
   for (const auto& warning : run->warnings) std::cout << "warning  " << warning << '\n';
 
@@ -305,7 +306,8 @@ Runner add_ledger_command(CLI::App& app) {
   add_ledger_option(*verify, *options);
 
   CLI::App* log = ledger->add_subcommand("log", "list runs, newest first");
-  log->add_option("-n,--limit", options->limit, "at most this many runs (default: all)");
+  log->add_option("-n,--limit", options->limit, "at most this many runs (default: all)")
+      ->check(in_range(model::k_log_limit_range));
   add_ledger_option(*log, *options);
 
   CLI::App* show = ledger->add_subcommand("show", "one run and its results as a table");

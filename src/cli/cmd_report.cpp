@@ -21,6 +21,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "cli/command.hpp"
+#include "cli/number_flag.hpp"
 #include "compare/comparison.hpp"
 #include "compare/selection.hpp"
 #include "report/report.hpp"
@@ -160,18 +161,18 @@ Runner add_report_command(CLI::App& app) {
                   "md or html (default: html when -o ends in .html, else md)")
       ->check(CLI::IsMember({"md", "html"}));
   sub->add_option("--history", options->history, "runs each HTML trend chart covers")
-      ->check(CLI::Range(1, 100000))
+      ->check(in_range(model::k_history_range))
       ->default_str("20");
   sub->add_option("-o,--output", options->output,
                   "write the report to this file instead of standard output");
   sub->add_option("--alpha", options->alpha,
                   "with --against: false discovery rate; intervals are 1 - alpha")
-      ->check(CLI::Range(1e-9, 0.5))
+      ->check(in_range(model::k_alpha_range))
       ->default_str("0.05");
   sub->add_option(
          "--threshold", options->threshold,
          "with --against: percent change that matters (per benchmark from benchledger.json)")
-      ->check(CLI::Range(0.0, 1000.0))
+      ->check(in_range(model::k_threshold_range))
       ->default_str("5");
   return [options]() -> int { return run_report(*options); };
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "cli/number_flag.hpp"
+
 namespace benchledger::cli {
 namespace {
 
@@ -36,11 +38,11 @@ std::vector<compare::Verdict> parse_fail_on(const std::vector<std::string>& word
 void add_compare_flags(CLI::App& sub, CompareFlags& flags) {
   sub.add_option("--alpha", flags.alpha,
                  "false discovery rate over all metrics compared; intervals are 1 - alpha")
-      ->check(CLI::Range(1e-9, 0.5))
+      ->check(in_range(model::k_alpha_range))
       ->default_str("0.05");
   sub.add_option("--threshold", flags.threshold,
                  "percent change that matters (per benchmark from benchledger.json thresholds)")
-      ->check(CLI::Range(0.0, 1000.0))
+      ->check(in_range(model::k_threshold_range))
       ->default_str("5");
   sub.add_option("--fail-on", flags.fail_on,
                  "verdicts that fail the gate besides regression (which always does), "

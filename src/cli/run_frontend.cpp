@@ -26,54 +26,18 @@
 #include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
 
+#include "cli/number_flag.hpp"
+#include "cli/standard_output.hpp"
 #include "engine/command.hpp"
 #include "engine/native.hpp"
 #include "engine/records.hpp"
 #include "env/env.hpp"
 #include "import/import.hpp"
 #include "model/record_lines.hpp"
+#include "model/redact.hpp"
 #include "suites/suites.hpp"
 
 namespace benchledger::cli {
-
-namespace {
-
-// CLI11's own checks word a failure as "Value abc not in range 1 to 1000000" or print
-// DBL_MAX's 309 digits as the upper bound; these say what the flag takes. CLI11 puts the
-// flag's name in front of the message.
-
-// A whole number from low to high.
-CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
-  return CLI::Validator(
-      [low, high](std::string& text) -> std::string {
-        std::int64_t value = 0;
-        const char* end = text.data() + text.size();
-        const auto [at, error] = std::from_chars(text.data(), end, value);
-        if (error != std::errc() || at != end || value < low || value > high) {
-          return fmt::format("expected a whole number from {} to {}, got \"{}\"", low, high, text);
-        }
-        return "";
-      },
-      fmt::format("{}..{}", low, high));
-}
-
-// A number of seconds above zero.
-CLI::Validator positive_seconds() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const double value = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || errno != 0 ||
-            !std::isfinite(value) || !(value > 0)) {
-          return fmt::format("expected a number of seconds above 0 (0.5, 30), got \"{}\"", text);
-        }
-        return "";
-      },
-      "POSITIVE");
-}
-
-}  // namespace
 
 void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_option("--ledger", o.ledger,
@@ -87,21 +51,21 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   CLI::Option* repetitions =
       app.add_option("--repetitions", o.repetitions,
                      "measured repetitions per native case (default 10); --runs for commands")
-          ->check(whole_number(1, 1000000));
+          ->check(in_range(model::k_runs_range));
   app.add_option("--runs", o.repetitions,
                  "measured runs per command (default 10); the same as --repetitions")
-      ->check(whole_number(1, 1000000))
+      ->check(in_range(model::k_runs_range))
       ->excludes(repetitions);
   app.add_option("--warmup", o.warmup,
                  "unmeasured repetitions (native) or runs (commands) first; default 1")
-      ->check(whole_number(0, 1000000));
+      ->check(in_range(model::k_warmup_range));
   app.add_option("--min-time", o.min_time,
                  "minimum seconds per repetition of a native case (default 0.01)")
-      ->check(positive_seconds());
+      ->check(in_range(model::k_min_time_range));
   app.add_option("--timeout", o.timeout,
                  "seconds before a native case (default 600) or one run of a command is killed and "
                  "counted as failed")
-      ->check(positive_seconds());
+      ->check(in_range(model::k_timeout_range));
   app.add_option("--format", o.format,
                  "table (a summary on stdout) or json (the records appended, NDJSON)")
       ->check(CLI::IsMember({"table", "json"}));
@@ -657,7 +621,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   const env::Capture captured = env::capture_with_notes(capture_options);
   run.env = captured.env;
   run.warnings = env::stability_warnings(run.env);
-  run.command = context.argv;
+  run.command = model::redact_command(context.argv);  // a ledger keeps it for ever
   const bool show_diagnostics = !o.quiet;
   if (show_diagnostics) {
     for (const std::string& note : git.notes) std::cerr << "note: " << note << '\n';
@@ -813,13 +777,21 @@ int native_main(int argc, char** argv, const char* compiler, const char* build_t
   CLI::App app{"benchmarks of this program; the results are appended to a benchledger ledger"};
   cli::RunOptions options;
   cli::add_run_options(app, options, true);
+  // As the benchledger binary does (main.cpp): output that went nowhere is not success.
+  const auto finish = [argv](int code) {
+    if (const auto problem = cli::close_standard_output()) {
+      std::cerr << argv[0] << ": " << *problem << '\n';
+      return code != 0 ? code : cli::k_exit_stdout_failed;
+    }
+    return code;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return finish(app.exit(e));
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return 2;
+    return finish(2);
   }
   cli::RunContext context;
   context.native_registry = &global_registry();
@@ -827,16 +799,16 @@ int native_main(int argc, char** argv, const char* compiler, const char* build_t
   context.build_type = build_type;
   context.argv.assign(argv, argv + argc);
   try {
-    return cli::execute_run(options, context);
+    return finish(cli::execute_run(options, context));
   } catch (const IntegrityError& e) {
     std::cerr << argv[0] << ": " << e.what() << '\n';
-    return 1;
+    return finish(1);
   } catch (const Error& e) {
     std::cerr << argv[0] << ": " << e.what() << '\n';
-    return 2;
+    return finish(2);
   } catch (const std::exception& e) {
     std::cerr << argv[0] << ": internal error: " << e.what() << '\n';
-    return 3;
+    return finish(3);
   }
 }
 

@@ -32,6 +32,7 @@
 
 #include "engine/clock.hpp"
 #include "engine/spawn_protocol.hpp"
+#include "model/redact.hpp"
 
 extern char** environ;
 
@@ -418,12 +419,15 @@ std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOver
   if (spec.prepare) check_placeholders(*spec.prepare, "--prepare");
   if (spec.cleanup) check_placeholders(*spec.cleanup, "--cleanup");
   const std::string written = join(spec.command);
+  // The name is recorded: no credential of the command line goes into it (model/redact.hpp).
+  const std::string name =
+      spec.name ? model::redact_secrets(*spec.name) : join(model::redact_command(spec.command));
   std::vector<CommandCase> cases;
   std::vector<std::size_t> index(params.size(), 0);
   while (true) {
     std::vector<std::pair<std::string, std::string>> values;
     CommandCase c;
-    c.bench = spec.name.value_or(written);
+    c.bench = name;
     for (std::size_t i = 0; i < params.size(); ++i) {
       const std::string& text = params[i].second[index[i]];
       values.emplace_back(params[i].first, text);

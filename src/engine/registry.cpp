@@ -5,10 +5,25 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <benchledger/benchledger.hpp>
 #include <benchledger/error.hpp>
 
 #include "engine/native.hpp"
+#include "model/ranges.hpp"
+
+namespace {
+
+// The same ranges as the flags that override these settings (model/ranges.hpp).
+void check_range(const std::string& bench, const char* what, double value,
+                 const benchledger::model::NumberRange& range) {
+  if (!benchledger::model::contains(range, value)) {
+    throw benchledger::Error(fmt::format("benchmark \"{}\": {} must be {}, got {}", bench, what,
+                                         benchledger::model::describe(range), value));
+  }
+}
+
+}  // namespace
 
 namespace benchledger {
 
@@ -65,25 +80,25 @@ Benchmark& Benchmark::concurrency(const std::vector<int>& levels) {
 }
 
 Benchmark& Benchmark::repetitions(int count) {
-  if (count < 1) throw Error("benchmark \"" + m_name + "\": repetitions must be at least 1");
+  check_range(m_name, "repetitions", count, model::k_runs_range);
   m_repetitions = count;
   return *this;
 }
 
 Benchmark& Benchmark::warmup(int count) {
-  if (count < 0) throw Error("benchmark \"" + m_name + "\": warmup must not be negative");
+  check_range(m_name, "warmup", count, model::k_warmup_range);
   m_warmup = count;
   return *this;
 }
 
 Benchmark& Benchmark::min_time(double seconds) {
-  if (!(seconds > 0)) throw Error("benchmark \"" + m_name + "\": min_time must be positive");
+  check_range(m_name, "min_time", seconds, model::k_min_time_range);
   m_min_time = seconds;
   return *this;
 }
 
 Benchmark& Benchmark::timeout(double seconds) {
-  if (!(seconds > 0)) throw Error("benchmark \"" + m_name + "\": timeout must be positive");
+  check_range(m_name, "timeout", seconds, model::k_timeout_range);
   m_timeout = seconds;
   return *this;
 }

@@ -9,6 +9,7 @@
 #include "ledger/ndjson/ndjson_store.hpp"
 #include "ledger/postgres/postgres_store.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::ledger {
 
@@ -52,13 +53,13 @@ std::unique_ptr<Store> open_store(const std::string& uri) {
   if (uri.size() > 7 && uri.ends_with(".ndjson")) {
     return std::make_unique<ndjson::NdjsonStore>(uri, uri);
   }
-  throw Error("ledger URI \"" + uri +
+  throw Error("ledger URI \"" + model::redact_secrets(uri) +
               "\": expected path.ndjson, ndjson:PATH, sqlite:PATH or postgresql://…");
 }
 
 void grant_append_only(const std::string& uri, const std::string& role) {
   if (!is_postgres(uri)) {
-    throw Error("ledger URI \"" + uri +
+    throw Error("ledger URI \"" + model::redact_secrets(uri) +
                 "\": append-only roles are for postgresql:// ledgers (a file's permissions "
                 "decide who may append to NDJSON and SQLite ledgers)");
   }

@@ -1,19 +1,30 @@
 // The config file benchledger.json.
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
 
 #include "model/json_reader.hpp"
+#include "model/ranges.hpp"
 
 namespace benchledger {
 
 namespace {
+
+// Far more than any real config; a bound, so that no file is read whole whatever its size.
+constexpr off_t k_max_config_bytes = off_t{16} << 20;
 
 void refuse_unknown_keys(const model::JsonReader& reader, const std::set<std::string>& known) {
   for (const auto& [key, value] : reader.json().items()) {
@@ -29,6 +40,18 @@ std::vector<std::string> string_list(const model::JsonReader& reader, const std:
   return reader.has(key) ? reader.strings(key) : std::vector<std::string>{};
 }
 
+// A count from a config key, in the range the flag that sets the same thing takes.
+int count_in(const model::JsonReader& reader, const std::string& key,
+             const model::NumberRange& range) {
+  const nlohmann::json& value = reader.member(key);
+  if (!value.is_number()) reader.fail(key, "expected " + model::describe(range));
+  const double number = value.get<double>();
+  if (!model::contains(range, number)) {
+    reader.fail(key, "must be " + model::describe(range) + ", got " + value.dump());
+  }
+  return static_cast<int>(number);
+}
+
 CommandSpec read_command(const nlohmann::json& json, const std::string& path) {
   const model::JsonReader reader(json, path);
   refuse_unknown_keys(reader, {"name", "command", "params", "runs", "warmup"});
@@ -42,8 +65,8 @@ CommandSpec read_command(const nlohmann::json& json, const std::string& path) {
       spec.params[name] = params.strings(name);
     }
   }
-  if (reader.has("runs")) spec.runs = static_cast<int>(reader.integer("runs"));
-  if (reader.has("warmup")) spec.warmup = static_cast<int>(reader.integer("warmup"));
+  if (reader.has("runs")) spec.runs = count_in(reader, "runs", model::k_runs_range);
+  if (reader.has("warmup")) spec.warmup = count_in(reader, "warmup", model::k_warmup_range);
   return spec;
 }
 
@@ -144,7 +167,79 @@ GateSpec read_gate(const model::JsonReader& gate) {
     spec.rounds = static_cast<int>(rounds);
   }
   return spec;
-}
+
+  // The reason `pattern` is not a glob fnmatch reads as written, or empty: fnmatch takes an
+  // unclosed '[' or a trailing '\' as literal characters, so a typo would match nothing, silently.
+  std::string glob_problem(const std::string& pattern) {
+    if (pattern.empty()) return "an empty pattern matches no benchmark";
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] == '\\') {
+        if (++i == pattern.size()) return "ends in an unescaped '\\'";
+      } else if (pattern[i] == '[') {
+        std::size_t at = i + 1;
+        if (at < pattern.size() && (pattern[at] == '!' || pattern[at] == '^')) ++at;
+        if (at < pattern.size() && pattern[at] == ']') ++at;  // a ']' first is a member
+        while (at < pattern.size() && pattern[at] != ']') {
+          if (pattern.compare(at, 2, "[:") == 0) {  // a class such as [:digit:]
+            const std::size_t end = pattern.find(":]", at + 2);
+            if (end == std::string::npos) break;
+            at = end + 2;
+          } else {
+            ++at;
+          }
+        }
+        if (at >= pattern.size()) {
+          return "the '[' at character " + std::to_string(i + 1) + " is never closed by ']'";
+        }
+        i = at;
+      }
+    }
+    return {};
+  }
+
+  // The config file's text. Only a regular file is read: a directory would read as empty, and a
+  // FIFO would block for ever (it is opened without waiting for a writer, then refused).
+  std::string read_config_text(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      throw Error("cannot read config file " + path.string() + ": " + std::strerror(errno));
+    }
+    struct stat info {};
+    std::string text;
+    try {
+      if (::fstat(fd, &info) != 0) {
+        throw Error("cannot read config file " + path.string() + ": " + std::strerror(errno));
+      }
+      if (S_ISDIR(info.st_mode)) {
+        throw Error("config file " + path.string() + " is a directory, not a JSON file");
+      }
+      if (!S_ISREG(info.st_mode)) {
+        throw Error("config file " + path.string() +
+                    " is not a regular file (a FIFO, socket or device): give a JSON file");
+      }
+      if (info.st_size > k_max_config_bytes) {
+        throw Error(fmt::format("config file {} is {} bytes, over the limit of {} bytes",
+                                path.string(), info.st_size, k_max_config_bytes));
+      }
+      text.resize(static_cast<std::size_t>(info.st_size));
+      std::size_t done = 0;
+      while (done < text.size()) {
+        const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+          throw Error("cannot read config file " + path.string() + ": " + std::strerror(errno));
+        }
+        if (got == 0) break;  // it shrank while read: parse what is there
+        done += static_cast<std::size_t>(got);
+      }
+      text.resize(done);
+    } catch (...) {
+      std::ignore = ::close(fd);  // nothing to do if close fails on a file only read
+      throw;
+    }
+    std::ignore = ::close(fd);  // nothing to do if close fails on a file only read
+    return text;
+  }
 
 }  // namespace
 
@@ -159,19 +254,22 @@ double Config::threshold_for(const std::string& bench, double fallback) const {
 }
 
 Config load_config(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read config file " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_config_text(path);
   nlohmann::json json;
   // The same text again with its key order kept: thresholds are tried in file order, and
   // nlohmann::json sorts keys.
   nlohmann::ordered_json in_file_order;
+  std::string at;
   try {
-    json = nlohmann::json::parse(text.str());
-    in_file_order = nlohmann::ordered_json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
+    json = model::parse_json_unique(text, &at);
+    in_file_order = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::out_of_range&) {
+    throw Error(path.string() + ": field \"" + at +
+                "\": a number too large for a double (at most about 1.8e308)");
+  } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + ": malformed JSON: " + e.what());
+  } catch (const Error& e) {
+    throw Error(path.string() + ": " + e.what());
   }
   try {
     const model::JsonReader reader(json, "");
@@ -184,7 +282,14 @@ Config load_config(const std::filesystem::path& path) {
       const model::JsonReader thresholds = reader.object("thresholds");
       for (const auto& [pattern, value] : in_file_order.at("thresholds").items()) {
         const double percent = thresholds.number(pattern);
-        if (percent < 0) thresholds.fail(pattern, "a threshold is a percentage, not negative");
+        if (!model::contains(model::k_threshold_range, percent)) {
+          thresholds.fail(pattern, "a threshold in percent must be " +
+                                       model::describe(model::k_threshold_range) + ", got " +
+                                       fmt::format("{}", percent));
+        }
+        if (const std::string problem = glob_problem(pattern); !problem.empty()) {
+          thresholds.fail(pattern, "not a valid glob: " + problem);
+        }
         config.thresholds.emplace_back(pattern, percent);
       }
     }

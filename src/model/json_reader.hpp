@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,13 @@ class JsonReader {
   const nlohmann::json& m_object;
   std::string m_path;
 };
+
+// nlohmann::json::parse(text), refusing a name repeated within one object (where nlohmann would
+// keep the last and lose the others): throws Error `field "metrics.time.unit": appears more
+// than once in its object`. nlohmann's own exceptions pass through: parse_error for malformed
+// text, out_of_range for a number too large for a double. `at`, when not null, is set to the
+// path of the value being read when one is thrown ("" at the top).
+nlohmann::json parse_json_unique(std::string_view text, std::string* at = nullptr);
 
 // A finite double from a JSON number, or throws Error naming the path.
 double finite_number(const nlohmann::json& value, const std::string& path);

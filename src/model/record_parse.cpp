@@ -1,6 +1,8 @@
 // Parsing and validation of benchledger/1 records.
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
@@ -59,6 +61,68 @@ std::optional<std::string> JsonReader::nullable_string(const std::string& key) c
   if (value.is_null()) return std::nullopt;
   if (!value.is_string()) fail(key, "expected a string or null");
   return value.get<std::string>();
+}
+
+namespace {
+
+// Where the parser is, one frame an object or array being read: the member name last read, or
+// the number of elements done.
+struct JsonFrame {
+  bool array = false;
+  std::size_t elements = 0;
+  std::string key;
+  std::set<std::string> keys;
+};
+
+std::string path_of(const std::vector<JsonFrame>& frames) {
+  std::string path;
+  for (const JsonFrame& frame : frames) {
+    if (frame.array) {
+      path += "[" + std::to_string(frame.elements) + "]";
+    } else if (!frame.key.empty()) {
+      path += (path.empty() ? "" : ".") + frame.key;
+    }
+  }
+  return path;
+}
+
+}  // namespace
+
+nlohmann::json parse_json_unique(std::string_view text, std::string* at) {
+  using Event = nlohmann::json::parse_event_t;
+  std::vector<JsonFrame> frames;
+  const auto element_done = [&frames] {
+    if (!frames.empty() && frames.back().array) ++frames.back().elements;
+  };
+  const nlohmann::json::parser_callback_t callback = [&](int, Event event, nlohmann::json& parsed) {
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        frames.push_back(JsonFrame{event == Event::array_start, 0, {}, {}});
+        break;
+      case Event::key:
+        frames.back().key = parsed.get<std::string>();
+        if (!frames.back().keys.insert(frames.back().key).second) {
+          field_error(path_of(frames), "appears more than once in its object");
+        }
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        frames.pop_back();
+        element_done();
+        break;
+      case Event::value:
+        element_done();
+        break;
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::exception&) {
+    if (at != nullptr) *at = path_of(frames);
+    throw;
+  }
 }
 
 double finite_number(const nlohmann::json& value, const std::string& path) {
@@ -337,7 +401,7 @@ Record model::parse_record_slow(std::string_view line) {
   }
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(line);
+    json = model::parse_json_unique(line);
   } catch (const nlohmann::json::exception& e) {
     // nlohmann's message names the byte position and what it found; drop its "[json.…] " tag.
     std::string what = e.what();

@@ -5,15 +5,18 @@
 // - a member name the schema does not know at the top level (it goes to `extra`);
 // - any value of an unexpected type, any rule broken, any simdjson error;
 // - -0.0, which nlohmann reads as the integer 0 when written `-0` and simdjson may not;
-// - an integer field written as anything but an int64.
-// Inside nested objects, unknown members are ignored and a repeated member's last value counts,
-// as nlohmann (whose objects keep the last of repeated names) and the slow path do.
+// - an integer field written as anything but an int64;
+// - a name repeated within any object, which the slow path refuses (model::parse_json_unique).
+// Inside nested objects, unknown members are ignored as the slow path ignores them, but read
+// through for repeated names all the same.
 #include "model/record_parse_fast.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -90,10 +93,34 @@ std::optional<bool> nullable_bool(element value) {
   return out;
 }
 
+// An object whose names are all different (the slow path refuses a repeated one). Objects of a
+// record are small: a quadratic check costs less than sorting.
 object members(element value) {
   object out;
   require(value.get(out) == simdjson::SUCCESS);
+  thread_local std::vector<std::string_view> names;
+  names.clear();
+  for (const auto field : out) {
+    if (names.size() < 32) {
+      for (const std::string_view name : names) require(name != field.key);
+    }
+    names.push_back(field.key);
+  }
+  if (names.size() > 32) {
+    std::sort(names.begin(), names.end());
+    require(std::adjacent_find(names.begin(), names.end()) == names.end());
+  }
   return out;
+}
+
+// A value the fast path otherwise ignores (an unknown member of a nested object), read through
+// so that a repeated name anywhere in the record gives the line to the slow path.
+void require_unique_names_within(element value) {
+  if (value.type() == element_type::OBJECT) {
+    for (const auto field : members(value)) require_unique_names_within(field.value);
+  } else if (value.type() == element_type::ARRAY) {
+    for (element item : array(value)) require_unique_names_within(item);
+  }
 }
 
 std::vector<std::string> texts(element value) {
@@ -113,15 +140,14 @@ std::vector<double> numbers(element value) {
   return out;
 }
 
-// Calls visit(name, value) for every member of a nested object, in order, so that a repeated
-// name's last value is the one kept.
+// Calls visit(name, value) for every member of a nested object, in order.
 template <class Visit>
 void each_member(element value, Visit&& visit) {
   for (const auto field : members(value)) visit(field.key, field.value);
 }
 
-// The last member named `name` of a nested object (nlohmann keeps the last of repeated names).
-element last_member(element value, std::string_view name) {
+// The member named `name` of a nested object.
+element member(element value, std::string_view name) {
   std::optional<element> found;
   for (const auto field : members(value)) {
     if (field.key == name) found = field.value;
@@ -153,21 +179,24 @@ template <class T>
 Field(std::string_view, T&) -> Field<T>;
 
 // Reads the named members of a nested object, each of them required (and null allowed);
-// others are ignored, as the slow path ignores them.
+// others are ignored, as the slow path ignores them (but read through for repeated names).
 template <class... T>
 void nullable_members(element value, Field<T>... fields) {
   static_assert(sizeof...(T) < 32);
   std::uint32_t seen = 0;
   each_member(value, [&](std::string_view key, element x) {
     std::uint32_t bit = 1;
+    bool known = false;
     const auto read = [&](const auto& field) {
       if (key == field.name) {
         read_value(x, field.to);
         seen |= bit;
+        known = true;
       }
       bit <<= 1;
     };
     (read(fields), ...);
+    if (!known) require_unique_names_within(x);
   });
   require(seen == (std::uint32_t{1} << sizeof...(T)) - 1);
 }
@@ -281,6 +310,8 @@ Summary summary(element value) {
       out.p99 = number(v);
     } else if (key == "p999") {
       out.p999 = number(v);
+    } else {
+      require_unique_names_within(v);
     }
   });
   require(n && mean && median && stddev && min && max);
@@ -306,6 +337,8 @@ Metric metric(element value) {
       out.value = number(v), has_value = true;
     } else if (key == "summary") {
       out.summary = summary(v), has_summary = true;
+    } else {
+      require_unique_names_within(v);
     }
   });
   require(unit && better && has_value && has_summary);
@@ -352,33 +385,33 @@ ResultRecord result(const TopLevel& top) {
 Env env(element value) {
   Env out;
   nullable_members(value, Field{"host", out.host}, Field{"virtualization", out.virtualization});
-  const element cpu = last_member(value, "cpu");
+  const element cpu = member(value, "cpu");
   CpuInfo& c = out.cpu;
   nullable_members(cpu, Field{"model", c.model}, Field{"vendor", c.vendor}, Field{"arch", c.arch},
                    Field{"logical", c.logical}, Field{"physical", c.physical},
                    Field{"sockets", c.sockets}, Field{"online", c.online},
                    Field{"affinity", c.affinity}, Field{"quota", c.quota}, Field{"mhz", c.mhz},
                    Field{"governor", c.governor}, Field{"turbo", c.turbo}, Field{"smt", c.smt});
-  nullable_members(last_member(cpu, "cache_bytes"), Field{"l1d", c.cache_bytes.l1d},
+  nullable_members(member(cpu, "cache_bytes"), Field{"l1d", c.cache_bytes.l1d},
                    Field{"l2", c.cache_bytes.l2}, Field{"l3", c.cache_bytes.l3});
-  nullable_members(last_member(value, "memory"), Field{"total_bytes", out.memory.total_bytes},
+  nullable_members(member(value, "memory"), Field{"total_bytes", out.memory.total_bytes},
                    Field{"limit_bytes", out.memory.limit_bytes});
-  nullable_members(last_member(value, "os"), Field{"name", out.os.name},
+  nullable_members(member(value, "os"), Field{"name", out.os.name},
                    Field{"version", out.os.version}, Field{"kernel", out.os.kernel});
-  nullable_members(last_member(value, "container"), Field{"kind", out.container.kind},
+  nullable_members(member(value, "container"), Field{"kind", out.container.kind},
                    Field{"docker_version", out.container.docker_version});
-  nullable_members(last_member(value, "clock"), Field{"source", out.clock.source},
+  nullable_members(member(value, "clock"), Field{"source", out.clock.source},
                    Field{"read_ns", out.clock.read_ns});
   Runtimes& rt = out.runtimes;
-  nullable_members(last_member(value, "runtimes"), Field{"compiler", rt.compiler},
+  nullable_members(member(value, "runtimes"), Field{"compiler", rt.compiler},
                    Field{"build_type", rt.build_type}, Field{"node", rt.node},
                    Field{"python", rt.python}, Field{"postgres_client", rt.postgres_client},
                    Field{"postgres_server", rt.postgres_server});
-  if (const element load_avg = last_member(value, "load_avg"); !load_avg.is_null()) {
+  if (const element load_avg = member(value, "load_avg"); !load_avg.is_null()) {
     out.load_avg = numbers(load_avg);
     require(out.load_avg->size() == 3);
   }
-  out.fingerprint = std::string(text(last_member(value, "fingerprint")));
+  out.fingerprint = std::string(text(member(value, "fingerprint")));
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "model/redact.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
@@ -36,9 +37,10 @@ std::string display_date(const std::string& time) {
   return time;
 }
 
+// Through redact_command() again: a run recorded before secrets were kept out may hold one.
 std::string command_text(const std::vector<std::string>& command) {
   std::string text;
-  for (const std::string& arg : command) {
+  for (const std::string& arg : model::redact_command(command)) {
     if (!text.empty()) text += ' ';
     const bool quote = arg.empty() || arg.find_first_of(" \t'\"\\$") != std::string::npos;
     if (!quote) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -143,7 +144,10 @@ struct Scale {
   bool log = false;
   double operator()(double v) const {
     const double t = log ? std::log10(v) : v;
-    return p0 + (t - d0) / (d1 - d0) * (p1 - p0);
+    // Halves: the distance between two finite doubles may overflow, half of it cannot.
+    const double span = d1 / 2 - d0 / 2;
+    if (!(span > 0)) return (p0 + p1) / 2;
+    return p0 + (t / 2 - d0 / 2) / span * (p1 - p0);
   }
 };
 
@@ -242,6 +246,7 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
     if (values.size() <= 12) {
       for (double v : values) xticks.emplace_back(v, fmt::format("{}", v));
     } else {
+      // Powers of ten: at most 632 of them from the least to the greatest positive double.
       for (double e = std::ceil(x.d0); e <= x.d1; e += 1)
         xticks.emplace_back(std::pow(10, e), fmt::format("{}", std::pow(10, e)));
     }
@@ -406,21 +411,42 @@ int style_count() {
 }
 
 std::vector<double> nice_ticks(double lo, double hi, int target) {
-  if (!(hi > lo)) hi = lo + 1;
-  const double raw = (hi - lo) / std::max(target, 1);
+  // Values come from records, which hold any finite double: a span may overflow (1e308 and
+  // -1e308), be too small for the doubles around it (1e20 and 1e20 + 1), or a step may not move
+  // a tick. Every case ends in at most k_max_ticks ticks, else the two ends alone.
+  constexpr int k_max_ticks = 64;
+  constexpr double k_most = std::numeric_limits<double>::max();
+  if (std::isnan(lo) || std::isnan(hi)) lo = 0, hi = 1;
+  lo = std::clamp(lo, -k_most, k_most);  // a padding that overflowed to infinity, say
+  hi = std::clamp(hi, -k_most, k_most);
+  if (!(hi > lo)) {
+    const double pad = std::max(std::fabs(lo) * 0.1, 1.0);
+    if (lo + pad > lo && std::isfinite(lo + pad)) {
+      hi = lo + pad;
+    } else {
+      lo = lo - pad;  // no room above the greatest double, or 1 is lost below its precision
+    }
+  }
+  const double span = hi / 2 - lo / 2;  // half the span: finite for any two finite doubles
+  const double raw = span / std::max(target, 1) * 2;
   const double magnitude = std::pow(10, std::floor(std::log10(raw)));
   const double norm = raw / magnitude;
   const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
-  const double start = std::floor(lo / step + 1e-9) * step;
+  // Ticks as whole multiples of the step, so that none overflows on the way to the last.
+  const double first = std::floor(lo / step + 1e-9);
   const double end = std::ceil(hi / step - 1e-9) * step;
   std::vector<double> ticks;
-  for (int i = 0;; ++i) {
-    double t = start + step * i;
-    if (std::fabs(t) < step * 1e-9) t = 0;
-    ticks.push_back(t);
-    if (t >= end - step * 1e-9) break;
+  if (std::isfinite(step) && step > 0 && std::isfinite(first) && std::isfinite(end)) {
+    for (int i = 0; i <= k_max_ticks; ++i) {
+      double t = (first + i) * step;
+      if (!std::isfinite(t)) break;  // beyond the greatest double: the two ends below
+      if (std::fabs(t) < step * 1e-9) t = 0;
+      if (!ticks.empty() && !(t > ticks.back())) break;  // the step no longer moves a tick
+      ticks.push_back(t);
+      if (t >= end - step * 1e-9) return ticks;
+    }
   }
-  return ticks;
+  return {lo, hi};
 }
 
 double quantile_sorted(const std::vector<double>& sorted, double q) {

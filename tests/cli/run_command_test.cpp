@@ -203,17 +203,20 @@ TEST_CASE("a bad count or duration names its flag and the values it takes") {
     std::string message;
   };
   const std::vector<Bad> cases = {
-      {{"--timeout", "0"}, "--timeout: expected a number of seconds above 0 (0.5, 30), got \"0\""},
-      {{"--timeout", "-1"},
-       "--timeout: expected a number of seconds above 0 (0.5, 30), got \"-1\""},
-      {{"--min-time", "-1"},
-       "--min-time: expected a number of seconds above 0 (0.5, 30), got \"-1\""},
-      {{"--timeout", "nan"}, "--timeout: expected a number of seconds above 0"},
-      {{"--runs", "0"}, "--runs: expected a whole number from 1 to 1000000, got \"0\""},
-      {{"--runs", "abc"}, "--runs: expected a whole number from 1 to 1000000, got \"abc\""},
+      {{"--timeout", "0"}, "--timeout: must be greater than 0 and at most 604800, got \"0\""},
+      {{"--timeout", "-1"}, "--timeout: must be greater than 0 and at most 604800, got \"-1\""},
+      {{"--min-time", "-1"}, "--min-time: must be greater than 0 and at most 3600, got \"-1\""},
+      {{"--timeout", "nan"}, "--timeout: must be greater than 0 and at most 604800"},
+      // Beyond the bound, a run would never end (it used to hang) or overflow a clock.
+      {{"--min-time", "1e308"},
+       "--min-time: must be greater than 0 and at most 3600, got \"1e308\""},
+      {{"--timeout", "1e308"},
+       "--timeout: must be greater than 0 and at most 604800, got \"1e308\""},
+      {{"--runs", "0"}, "--runs: must be a whole number from 1 to 1000000, got \"0\""},
+      {{"--runs", "abc"}, "--runs: must be a whole number from 1 to 1000000, got \"abc\""},
       {{"--repetitions", "2.5"},
-       "--repetitions: expected a whole number from 1 to 1000000, got \"2.5\""},
-      {{"--warmup", "-1"}, "--warmup: expected a whole number from 0 to 1000000, got \"-1\""},
+       "--repetitions: must be a whole number from 1 to 1000000, got \"2.5\""},
+      {{"--warmup", "-1"}, "--warmup: must be a whole number from 0 to 1000000, got \"-1\""},
   };
   for (const Bad& bad : cases) {
     std::vector<std::string> args = {"run", "--ledger", ledger};

@@ -70,9 +70,10 @@ inline int status_of(int status) {
 }
 
 // Runs program with args in `cwd` (empty: this directory); stdout and stderr go to files read
-// afterwards, stdin is /dev/null and neither output is a terminal.
+// afterwards, stdin is /dev/null and neither output is a terminal. With `stdout_path` (a device
+// such as /dev/full), stdout is opened there instead and `out` stays empty.
 inline Invocation run(const std::string& program, const std::vector<std::string>& args,
-                      const std::filesystem::path& cwd = {}) {
+                      const std::filesystem::path& cwd = {}, const char* stdout_path = nullptr) {
   char out_name[] = "/tmp/benchledger-run-out-XXXXXX";
   char err_name[] = "/tmp/benchledger-run-err-XXXXXX";
   const int out = ::mkstemp(out_name);
@@ -85,7 +86,11 @@ inline Invocation run(const std::string& program, const std::vector<std::string>
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
   ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, out, 1);
+  if (stdout_path != nullptr) {
+    ::posix_spawn_file_actions_addopen(&actions, 1, stdout_path, O_WRONLY, 0);
+  } else {
+    ::posix_spawn_file_actions_adddup2(&actions, out, 1);
+  }
   ::posix_spawn_file_actions_adddup2(&actions, err, 2);
   if (!cwd.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   const auto start = std::chrono::steady_clock::now();

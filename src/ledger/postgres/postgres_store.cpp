@@ -4,7 +4,6 @@
 #include "ledger/postgres/postgres_store.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
 #include <fmt/format.h>
@@ -14,6 +13,7 @@
 
 #include "ledger/chain.hpp"
 #include "ledger/columns.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::ledger::postgres {
 
@@ -233,76 +233,15 @@ void create_or_check(pqxx::work& txn, const std::string& name) {
                        txn.quote(std::string(k_table_comment))));
 }
 
-std::string percent_decoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-// Where a URI's secrets sit, as [begin, end) ranges in order: the password of the user part
-// (libpq reads the user part up to an '@' met before any '/', so a password may hold '?' or
-// ':'; and one with a '/' is hidden too), and the value of every `password` and `sslpassword`
-// parameter, keys percent-decoded.
-std::vector<std::pair<std::size_t, std::size_t>> secret_spans(const std::string& uri) {
-  std::vector<std::pair<std::size_t, std::size_t>> spans;
-  const std::size_t scheme = uri.find("://");
-  if (scheme == std::string::npos) return spans;
-  const std::size_t start = scheme + 3;
-  std::size_t at = start;
-  while (at < uri.size() && uri[at] != '@' && uri[at] != '/') ++at;
-  if (at == uri.size() || uri[at] != '@') {
-    // Not a user part libpq would read, but a password with a '/' in it (base64) is still a
-    // password: an '@' before the parameters ends the user part all the same. Hiding a little
-    // too much of a name shown in messages is harmless.
-    at = uri.rfind('@', uri.find('?', start));
-    if (at == std::string::npos || at < start) at = uri.size();
-  }
-  std::size_t rest = start;
-  if (at < uri.size() && uri[at] == '@') {
-    const std::size_t colon = uri.find(':', start);
-    if (colon < at) spans.emplace_back(colon + 1, at);
-    rest = at + 1;
-  }
-  for (std::size_t key = uri.find('?', rest); key != std::string::npos && key < uri.size();) {
-    ++key;
-    const std::size_t end = std::min(uri.find('&', key), uri.size());
-    const std::size_t equals = uri.find('=', key);
-    if (equals < end) {
-      const std::string name = percent_decoded(std::string_view(uri).substr(key, equals - key));
-      if (name == "password" || name == "sslpassword") spans.emplace_back(equals + 1, end);
-    }
-    key = end;
-  }
-  return spans;
-}
-
 }  // namespace
-
-std::string without_password(const std::string& uri) {
-  std::string out = uri;
-  const auto spans = secret_spans(uri);
-  for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
-    out.replace(it->first, it->second - it->first, "***");
-  }
-  return out;
-}
 
 std::string PostgresStore::message_of(const std::exception& e) const {
   const std::string what = e.what();
-  for (const auto& [begin, end] : secret_spans(m_uri)) {
+  for (const auto& [begin, end] : model::secret_spans(m_uri)) {
     const std::string raw = m_uri.substr(begin, end - begin);
     if (raw.empty()) continue;
     if (what.find(raw) != std::string::npos ||
-        what.find(percent_decoded(raw)) != std::string::npos) {
+        what.find(model::percent_decoded(raw)) != std::string::npos) {
       return "libpq's message is not shown: it quotes the URI's password";
     }
   }
@@ -316,7 +255,7 @@ struct PostgresStore::Connection {
 };
 
 PostgresStore::PostgresStore(std::string uri)
-    : m_uri(std::move(uri)), m_name(without_password(m_uri)) {}
+    : m_uri(std::move(uri)), m_name(model::redact_secrets(m_uri)) {}
 
 PostgresStore::~PostgresStore() = default;
 

@@ -54,13 +54,9 @@ class PostgresStore final : public Store {
   std::string message_of(const std::exception& e) const;
 
   std::string m_uri;
-  std::string m_name;  // the URI without its password, for messages
+  std::string m_name;  // the URI through model::redact_secrets(), for messages
   mutable std::unique_ptr<Connection> m_connection;
   mutable std::vector<std::string> m_warnings;
 };
-
-// The URI as messages may show it: any password (in the user part or a `password=` parameter)
-// is replaced by "***".
-std::string without_password(const std::string& uri);
 
 }  // namespace benchledger::ledger::postgres

@@ -3,6 +3,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
@@ -115,4 +120,68 @@ TEST_CASE("a gate section that cannot work is refused, naming the key") {
                     Catch::Contains("field \"gate.round\": unknown key"));
   // A command's own flags after `--` are the command's.
   CHECK_NOTHROW(load_config(write_config(R"({"gate": {"run": ["-- tool --format json"]}})")));
+}
+
+TEST_CASE("config numbers take the ranges the flags take, named by key when out of them") {
+  const auto command_with = [](const std::string& member) {
+    return R"({"run": {"commands": [{"name": "c", "command": ["true"], )" + member + "}]}}";
+  };
+  struct Bad {
+    std::string text, message;
+  };
+  const std::vector<Bad> cases = {
+      // A FAILED result appended for ever, or a run that never ends.
+      {command_with(R"("runs": -3)"),
+       "field \"run.commands[0].runs\": must be a whole number from 1 to 1000000, got -3"},
+      {command_with(R"("warmup": -5)"),
+       "field \"run.commands[0].warmup\": must be a whole number from 0 to 1000000, got -5"},
+      {command_with(R"("runs": 100000000000)"),
+       "field \"run.commands[0].runs\": must be a whole number from 1 to 1000000, got "
+       "100000000000"},
+      {command_with(R"("runs": 2.5)"),
+       "field \"run.commands[0].runs\": must be a whole number from 1 to 1000000, got 2.5"},
+      // A number no double holds: nlohmann's out_of_range, which ended the program with exit 3.
+      {command_with(R"("runs": 1e999)"),
+       "field \"run.commands[0].runs\": a number too large for a double"},
+      {R"({"thresholds": {"sort/*": 1e999}})",
+       "field \"thresholds.sort/*\": a number too large for a double"},
+      {R"({"thresholds": {"sort/*": 5000}})",
+       "field \"thresholds.sort/*\": a threshold in percent must be a number from 0 to 1000"},
+  };
+  for (const Bad& bad : cases) {
+    INFO(bad.text);
+    CHECK_THROWS_AS(load_config(write_config(bad.text)), Error);
+    CHECK_THROWS_WITH(load_config(write_config(bad.text)), Catch::Contains(bad.message));
+  }
+}
+
+TEST_CASE("a key repeated in the config file, or a glob fnmatch would read as text, is refused") {
+  CHECK_THROWS_WITH(load_config(write_config(R"({"project": "a", "project": "b"})")),
+                    Catch::Contains("field \"project\": appears more than once in its object"));
+  CHECK_THROWS_WITH(
+      load_config(write_config(R"({"thresholds": {"sort/*": 10, "sort/*": 3}})")),
+      Catch::Contains("field \"thresholds.sort/*\": appears more than once in its object"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"thresholds": {"sort/[ab": 10}})")),
+                    Catch::Contains("field \"thresholds.sort/[ab\": not a valid glob: the '[' at "
+                                    "character 6 is never closed by ']'"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"thresholds": {"sort\\": 10}})")),
+                    Catch::Contains("not a valid glob: ends in an unescaped '\\'"));
+  // Brackets that close, classes included, are globs.
+  const Config config = load_config(
+      write_config(R"({"thresholds": {"sort/[]ab]*": 1, "n[[:digit:]]": 2, "x[!a]": 3}})"));
+  CHECK(config.threshold_for("sort/]x", 5) == 1);
+  CHECK(config.threshold_for("n7", 5) == 2);
+}
+
+TEST_CASE("a config path that is a directory or a FIFO is refused at once, saying what it is") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("benchledger-config-kinds-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "benchledger.json");
+  CHECK_THROWS_WITH(load_config(dir / "benchledger.json"),
+                    Catch::Contains("benchledger.json is a directory, not a JSON file"));
+  // A FIFO with no writer: opening it to read would wait for one for ever.
+  REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(load_config(dir / "fifo.json"),
+                    Catch::Contains("fifo.json is not a regular file"));
+  std::filesystem::remove_all(dir);
 }

@@ -522,3 +522,42 @@ TEST_CASE("canonical bytes are the ones the ledger's earlier writer wrote") {
   CHECK(serialize(result) == golden[1]);
   CHECK(serialize(note) == golden[2]);
 }
+
+TEST_CASE("a key repeated in one object is refused by name, by both reading paths") {
+  // nlohmann keeps the last of repeated keys: a result with two "run" keys would count under
+  // whichever run a reader happened to keep. Both paths refuse it, wherever it is.
+  const std::string result = serialize(sample_result());
+  const std::string run = serialize(sample_run());
+  const auto insert_after = [](std::string line, const std::string& anchor,
+                               const std::string& text) {
+    const std::size_t at = line.find(anchor);
+    REQUIRE(at != std::string::npos);
+    return line.insert(at + anchor.size(), text);
+  };
+  struct Case {
+    std::string line, message;
+  };
+  const std::vector<Case> cases = {
+      {insert_after(result, "{", R"("run":"01JDQ8Z6X0000000000000000Z",)"),
+       "field \"run\": appears more than once in its object"},
+      {insert_after(result, R"("unit":"ns",)", R"("unit":"ms",)"),
+       "field \"metrics.latency.unit\": appears more than once in its object"},
+      {insert_after(result, R"("params":{)", R"("n":1,)"),
+       "field \"params.n\": appears more than once in its object"},
+      {insert_after(run, R"("cpu":{)", R"("model":"x",)"),
+       "field \"env.cpu.model\": appears more than once in its object"},
+      // Inside a member neither path reads, and inside an array: refused all the same.
+      {insert_after(run, R"("env":{)", R"("gpu":[{"a":1,"a":2}],)"),
+       "field \"env.gpu[0].a\": appears more than once in its object"},
+      {insert_after(run, R"("git":{)", R"("extra":{"b":{"c":1,"c":1}},)"),
+       "field \"git.extra.b.c\": appears more than once in its object"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.line);
+    CHECK_FALSE(model::parse_record_fast(c.line).has_value());
+    CHECK_THROWS_WITH(model::parse_record_slow(c.line), c.message);
+    CHECK(refusal(c.line) == c.message);
+  }
+  // The same members once each are read as before.
+  CHECK(refusal(insert_after(run, R"("env":{)", R"("gpu":[{"a":1},{"a":2}],)")).empty());
+}

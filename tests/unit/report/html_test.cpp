@@ -1,6 +1,8 @@
 // The HTML report holds the Markdown's content plus one chart per trend, scaling slice group
 // and compared case, with text from records escaped and nothing outside the file referenced.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -344,4 +346,41 @@ TEST_CASE("the trends' introduction counts its runs in words that agree") {
   CHECK(render_html(input).find("across the last run of the ledger") != std::string::npos);
   input.history = 20;
   CHECK(render_html(input).find("across the last 20 runs of the ledger") != std::string::npos);
+}
+
+TEST_CASE("nice_ticks stays bounded and finite for any finite values a record may hold") {
+  // A record may hold any finite double: a span that overflows, a flat range at the greatest
+  // double, a span below the precision of its values. Each once looped for ever (a report of
+  // a value of 1e308 grew to 16.8 GB before bad_alloc).
+  const double most = std::numeric_limits<double>::max();
+  const std::vector<std::pair<double, double>> ranges = {
+      {-1e308, 1e308}, {-most, most},      {most, most},   {most * 0.95, most}, {-most, -most},
+      {1e20, 1e20},    {1e20, 1e20 + 1e5}, {1, 1 + 1e-15}, {0, 5e-324},         {1e308, INFINITY},
+      {NAN, 1}};
+  for (const auto& [lo, hi] : ranges) {
+    INFO(lo << " .. " << hi);
+    const std::vector<double> ticks = nice_ticks(lo, hi, 5);
+    CHECK(ticks.size() >= 2);
+    CHECK(ticks.size() <= 65);
+    for (const double t : ticks) CHECK(std::isfinite(t));
+    CHECK(std::is_sorted(ticks.begin(), ticks.end()));
+    CHECK(ticks.front() < ticks.back());
+  }
+}
+
+TEST_CASE("an HTML report of results at the greatest doubles is written, with finite charts") {
+  ReportInput input;
+  input.runs.push_back(fixtures::current_run());
+  const double most = std::numeric_limits<double>::max();
+  for (ResultRecord& result : input.runs[0].results) {
+    Metric& metric = result.metrics.at(result.primary);
+    metric.value = most;
+    std::vector<double>& samples = metric.samples.emplace();
+    samples = {-most, 1, most};
+  }
+  input.trends = trends_of({input.runs[0]});
+  const std::string html = render_html(input);
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("nan") == std::string::npos);
+  CHECK(html.find("inf\"") == std::string::npos);
 }

@@ -1,0 +1,3 @@
+# No credential kept or printed, no output lost without an error, no bad flag taken: the
+# end-to-end checks of what a hostile or careless command line gets.
+benchledger_add_test(hygiene_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/hygiene_test.cpp LABELS cli)
