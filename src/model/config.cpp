@@ -1,18 +1,21 @@
 // The config file benchledger.json.
 #include <fnmatch.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
+#include <benchledger/record.hpp>
 
 #include "model/json_reader.hpp"
+#include "model/user_file.hpp"
 
 namespace benchledger {
 
 namespace {
+
+// A config file is small; the bound of a record line is generous for it.
+constexpr std::size_t k_max_config_bytes = k_max_line_bytes;
 
 void refuse_unknown_keys(const model::JsonReader& reader, const std::set<std::string>& known) {
   for (const auto& [key, value] : reader.json().items()) {
@@ -59,17 +62,15 @@ double Config::threshold_for(const std::string& bench, double fallback) const {
 }
 
 Config load_config(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read config file " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
+  // Bounded, and a regular file only: a FIFO would block, a device might never end.
+  const std::string text = model::read_input_file(path, k_max_config_bytes, "config file");
   nlohmann::json json;
   // The same text again with its key order kept: thresholds are tried in file order, and
   // nlohmann::json sorts keys.
   nlohmann::ordered_json in_file_order;
   try {
-    json = nlohmann::json::parse(text.str());
-    in_file_order = nlohmann::ordered_json::parse(text.str());
+    json = nlohmann::json::parse(text);
+    in_file_order = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path.string() + ": malformed JSON: " + e.what());
   }
