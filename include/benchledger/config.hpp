@@ -63,7 +63,8 @@ struct Config {
   double threshold_for(const std::string& bench, double fallback) const;
 };
 
-// Parses a config file; throws Error naming the file and the field on anything wrong.
+// Parses a config file; throws Error naming the file and the field on anything wrong, and
+// naming the file when it is not a regular file or is over 16 MiB.
 Config load_config(const std::filesystem::path& path);
 
 // The directory commands treat as the project root: the git work tree containing `start`,

@@ -1,15 +1,8 @@
 // `benchledger report [RUN...] [--against BASE]` (bench-report): the Markdown or HTML report
 // of runs from the ledger, with the comparison against a base when one is given. Exit 0 when
 // the report was written (a report is not a gate: `compare` is), 2 for usage or data errors.
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +15,7 @@
 
 #include "cli/command.hpp"
 #include "cli/number_flag.hpp"
+#include "cli/output_file.hpp"
 #include "compare/comparison.hpp"
 #include "compare/selection.hpp"
 #include "report/report.hpp"
@@ -45,35 +39,13 @@ bool ends_with(const std::string& text, const std::string& suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Writes next to the target and renames, so that a reader never sees half a report.
-void write_file(const std::string& path, const std::string& content) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path temporary = target.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    out << content;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, target, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw Error(fmt::format("cannot write {}: {}", path, error.message()));
-  }
-}
-
 int run_report(const ReportCliOptions& options) {
   const std::string format = options.format.value_or(
       options.output && (ends_with(*options.output, ".html") || ends_with(*options.output, ".htm"))
           ? "html"
           : "md");
+  // The output path is checked before any work: a device or FIFO is refused at once.
+  const OutputFile output(options.output.value_or("-"));
 
   std::unique_ptr<ledger::Store> store;
   std::optional<std::vector<NoteRecord>> ledger_notes;
@@ -131,13 +103,7 @@ int run_report(const ReportCliOptions& options) {
 
   const std::string text =
       format == "html" ? report::render_html(input) : report::render_markdown(input);
-  if (options.output) {
-    write_file(*options.output, text);
-  } else {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw Error("cannot write the report to standard output");
-  }
+  output.write(text);
   return 0;
 }
 
@@ -164,7 +130,8 @@ Runner add_report_command(CLI::App& app) {
       ->check(in_range(model::k_history_range))
       ->default_str("20");
   sub->add_option("-o,--output", options->output,
-                  "write the report to this file instead of standard output");
+                  "write the report to this file instead of standard output (through a "
+                  "symbolic link, keeping its mode; - is standard output)");
   sub->add_option("--alpha", options->alpha,
                   "with --against: false discovery rate; intervals are 1 - alpha")
       ->check(in_range(model::k_alpha_range))

@@ -2,17 +2,16 @@
 #include "import/import.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include <benchledger/error.hpp>
+
+#include "model/user_file.hpp"
 
 namespace benchledger::import {
 
@@ -308,13 +307,11 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
       import_formats().end()) {
     throw Error("--import " + format + ": unknown format (known: google-benchmark, hyperfine)");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream content;
-  content << in.rdbuf();
+  // Bounded, and a regular file only: a FIFO would block, a device might never end.
+  const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
-  return format == "google-benchmark" ? read_google_benchmark(content.str(), origin)
-                                      : read_hyperfine(content.str(), origin);
+  return format == "google-benchmark" ? read_google_benchmark(content, origin)
+                                      : read_hyperfine(content, origin);
 }
 
 }  // namespace benchledger::import

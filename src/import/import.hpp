@@ -34,7 +34,12 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
 // The formats import_file knows: google-benchmark, hyperfine.
 const std::vector<std::string>& import_formats();
 
-// The run record's `source` for a format (the format's own name).
+// The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of
+// cases with their samples, and a bound on the memory its JSON takes.
+inline constexpr std::size_t k_max_import_bytes = 64u << 20;
+
+// The run record's `source` for a format (the format's own name). Throws Error naming `path`
+// when it is not a regular file (a FIFO or device is not read) or is over k_max_import_bytes.
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path);
 
 }  // namespace benchledger::import

@@ -12,12 +12,13 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/ndjson/line_reader.hpp"
+#include "model/user_file.hpp"
 
 namespace benchledger::ledger {
 
 ImportFile read_import_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  // A regular file only: a FIFO could block for ever, /dev/zero never ends.
+  const int fd = model::open_input_file(path, "");
   struct Closer {
     int fd;
     ~Closer() { std::ignore = ::close(fd); }  // read-only: nothing to lose
@@ -25,12 +26,15 @@ ImportFile read_import_file(const std::string& path) {
 
   ImportFile file;
   file.path = path;
-  ndjson::LineReader reader(fd, path);
+  // A line over the limit is refused as soon as the limit is passed, not read to its end.
+  ndjson::LineReader reader(fd, path, -1, k_max_line_bytes, ndjson::LineReader::LongLine::stop);
   ndjson::LineReader::Line line;
   while (reader.next(line)) {
     if (line.too_long) {
-      throw Error(fmt::format("{}:{}: record is {} bytes, over the limit of {} bytes a line", path,
-                              line.number, line.length, k_max_line_bytes));
+      throw Error(
+          fmt::format("{}:{}: record is over the limit of {} bytes a line (refused after "
+                      "its first {} bytes; nothing was imported)",
+                      path, line.number, k_max_line_bytes, line.length));
     }
     try {
       file.records.push_back(parse_record(line.bytes));

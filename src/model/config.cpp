@@ -1,30 +1,25 @@
 // The config file benchledger.json.
-#include <fcntl.h>
 #include <fnmatch.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <set>
-#include <sstream>
 #include <string_view>
-#include <tuple>
 
 #include <fmt/format.h>
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
+#include <benchledger/record.hpp>
 
 #include "model/json_reader.hpp"
 #include "model/ranges.hpp"
+#include "model/user_file.hpp"
 
 namespace benchledger {
 
 namespace {
 
-// Far more than any real config; a bound, so that no file is read whole whatever its size.
-constexpr off_t k_max_config_bytes = off_t{16} << 20;
+// A config file is small; the bound of a record line is generous for it.
+constexpr std::size_t k_max_config_bytes = k_max_line_bytes;
 
 void refuse_unknown_keys(const model::JsonReader& reader, const std::set<std::string>& known) {
   for (const auto& [key, value] : reader.json().items()) {
@@ -199,47 +194,6 @@ GateSpec read_gate(const model::JsonReader& gate) {
 
   // The config file's text. Only a regular file is read: a directory would read as empty, and a
   // FIFO would block for ever (it is opened without waiting for a writer, then refused).
-  std::string read_config_text(const std::filesystem::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      throw Error("cannot read config file " + path.string() + ": " + std::strerror(errno));
-    }
-    struct stat info {};
-    std::string text;
-    try {
-      if (::fstat(fd, &info) != 0) {
-        throw Error("cannot read config file " + path.string() + ": " + std::strerror(errno));
-      }
-      if (S_ISDIR(info.st_mode)) {
-        throw Error("config file " + path.string() + " is a directory, not a JSON file");
-      }
-      if (!S_ISREG(info.st_mode)) {
-        throw Error("config file " + path.string() +
-                    " is not a regular file (a FIFO, socket or device): give a JSON file");
-      }
-      if (info.st_size > k_max_config_bytes) {
-        throw Error(fmt::format("config file {} is {} bytes, over the limit of {} bytes",
-                                path.string(), info.st_size, k_max_config_bytes));
-      }
-      text.resize(static_cast<std::size_t>(info.st_size));
-      std::size_t done = 0;
-      while (done < text.size()) {
-        const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-          throw Error("cannot read config file " + path.string() + ": " + std::strerror(errno));
-        }
-        if (got == 0) break;  // it shrank while read: parse what is there
-        done += static_cast<std::size_t>(got);
-      }
-      text.resize(done);
-    } catch (...) {
-      std::ignore = ::close(fd);  // nothing to do if close fails on a file only read
-      throw;
-    }
-    std::ignore = ::close(fd);  // nothing to do if close fails on a file only read
-    return text;
-  }
 
 }  // namespace
 
@@ -254,7 +208,8 @@ double Config::threshold_for(const std::string& bench, double fallback) const {
 }
 
 Config load_config(const std::filesystem::path& path) {
-  const std::string text = read_config_text(path);
+  // Bounded, and a regular file only: a FIFO would block, a device might never end.
+  const std::string text = model::read_input_file(path, k_max_config_bytes, "config file");
   nlohmann::json json;
   // The same text again with its key order kept: thresholds are tried in file order, and
   // nlohmann::json sorts keys.

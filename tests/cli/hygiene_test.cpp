@@ -156,7 +156,7 @@ TEST_CASE("a benchledger.json that is a directory or holds a bad number is refus
   std::filesystem::create_directories(dir.path() / "benchledger.json");
   const Invocation directory = run_cli({"run", "--ledger", ledger, "--", "true"}, dir.path());
   CHECK(directory.status == 2);
-  CHECK_THAT(directory.err, Catch::Contains("benchledger.json is a directory, not a JSON file"));
+  CHECK_THAT(directory.err, Catch::Contains("benchledger.json: it is a directory, not a regular file"));
   std::filesystem::remove(dir.path() / "benchledger.json");
 
   for (const std::string& text :

@@ -27,6 +27,13 @@ struct Setup {
   }
 };
 
+// A child whose first write or fdatasync fails as BENCHLEDGER_TEST_FAULT=`name` says.
+ProcessOptions fault(const std::string& name) {
+  ProcessOptions options;
+  options.env = {"BENCHLEDGER_TEST_FAULT=" + name};
+  return options;
+}
+
 void expect_refused(const ProcessResult& result, const std::string& reason) {
   INFO(result.err);
   CHECK(result.exit_code == 2);
@@ -60,14 +67,14 @@ TEST_CASE("a full disk (RLIMIT_FSIZE, a real EFBIG) part way through a batch app
 TEST_CASE("an I/O error on write appends nothing") {
   const Setup setup;
   const std::string before = read_file(setup.ledger);
-  expect_refused(setup.import({{"BENCHLEDGER_TEST_FAULT=write-eio"}, {}}), "Input/output error");
+  expect_refused(setup.import(fault("write-eio")), "Input/output error");
   expect_intact_then_usable(setup, before);
 }
 
 TEST_CASE("an I/O error after half the batch was written removes that half again") {
   const Setup setup;
   const std::string before = read_file(setup.ledger);
-  const ProcessResult result = setup.import({{"BENCHLEDGER_TEST_FAULT=short-write-eio"}, {}});
+  const ProcessResult result = setup.import(fault("short-write-eio"));
   expect_refused(result, "Input/output error");
   CHECK_THAT(result.err, Catch::Contains("write failed after"));
   expect_intact_then_usable(setup, before);
@@ -77,7 +84,7 @@ TEST_CASE("a failed fdatasync is reported, not retried, and the batch is removed
   const Setup setup;
   const std::string before = read_file(setup.ledger);
   // The seam fails only the first fdatasync: a retry would succeed and exit 0.
-  const ProcessResult result = setup.import({{"BENCHLEDGER_TEST_FAULT=fdatasync-eio"}, {}});
+  const ProcessResult result = setup.import(fault("fdatasync-eio"));
   expect_refused(result, "fdatasync failed");
   CHECK_THAT(result.err, Catch::Contains("not retried") && Catch::Contains("Input/output error"));
   expect_intact_then_usable(setup, before);
@@ -85,7 +92,7 @@ TEST_CASE("a failed fdatasync is reported, not retried, and the batch is removed
 
 TEST_CASE("an unknown fault name is refused rather than ignored") {
   const Setup setup;
-  const ProcessResult result = setup.import({{"BENCHLEDGER_TEST_FAULT=typo"}, {}});
+  const ProcessResult result = setup.import(fault("typo"));
   CHECK(result.exit_code == 2);
   CHECK_THAT(result.err, Catch::Contains("unknown fault"));
 }

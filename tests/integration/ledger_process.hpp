@@ -9,7 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -21,12 +24,17 @@ namespace benchledger::testing {
 struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
+  bool hung = false;  // killed by the hang guard
   std::string out, err;
 };
 
 struct ProcessOptions {
   std::vector<std::string> env;           // extra NAME=value entries
   std::optional<rlim_t> file_size_limit;  // RLIMIT_FSIZE, with SIGXFSZ ignored
+  std::string cwd;                        // the child's working directory, when not empty
+  // A hang guard, not a timing: a child still running after this many seconds is killed with
+  // SIGKILL and its result says `hung`. 0: wait for ever.
+  int hang_guard_seconds = 0;
 };
 
 inline std::string cli_path() {
@@ -52,6 +60,7 @@ inline Child spawn(const std::vector<std::string>& argv, const ProcessOptions& o
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
     for (const auto& entry : options.env) ::putenv(const_cast<char*>(entry.c_str()));
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
     if (options.file_size_limit) {
       ::signal(SIGXFSZ, SIG_IGN);  // inherited across exec: write() fails with EFBIG instead
       const rlimit limit{*options.file_size_limit, *options.file_size_limit};
@@ -68,17 +77,31 @@ inline Child spawn(const std::vector<std::string>& argv, const ProcessOptions& o
   return {pid, out[0], err[0]};
 }
 
-// Reads both pipes to their end and reaps the child.
-inline ProcessResult finish(Child child) {
+// Reads both pipes to their end and reaps the child; with a hang guard (seconds), kills it
+// first if it runs longer than that.
+inline ProcessResult finish(Child child, int hang_guard_seconds = 0) {
   ProcessResult result;
   pollfd fds[2] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_pipes = 2;
   char buffer[65536];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(hang_guard_seconds);
   while (open_pipes > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+    int wait_ms = -1;
+    if (hang_guard_seconds > 0 && !result.hung) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      wait_ms = static_cast<int>(std::max<std::int64_t>(left.count(), 0));
+    }
+    const int ready = ::poll(fds, 2, wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error("poll failed");
+    }
+    if (ready == 0) {  // the guard's time is up: the pipes close once the child is dead
+      ::kill(child.pid, SIGKILL);
+      result.hung = true;
+      continue;
     }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -102,7 +125,7 @@ inline ProcessResult finish(Child child) {
 
 inline ProcessResult run_process(const std::vector<std::string>& argv,
                                  const ProcessOptions& options = {}) {
-  return finish(spawn(argv, options));
+  return finish(spawn(argv, options), options.hang_guard_seconds);
 }
 
 // `benchledger ledger ARGS...`

@@ -17,11 +17,13 @@ namespace {
 constexpr std::size_t k_initial_capacity = 1u << 20;
 }
 
-LineReader::LineReader(int fd, std::string name, std::int64_t limit, std::size_t max_line)
+LineReader::LineReader(int fd, std::string name, std::int64_t limit, std::size_t max_line,
+                       LongLine long_line)
     : m_fd(fd),
       m_name(std::move(name)),
       m_limit(limit),
       m_max_line(max_line),
+      m_long_line(long_line),
       m_buffer(new char[k_initial_capacity]),
       m_capacity(k_initial_capacity) {}
 
@@ -81,6 +83,17 @@ bool LineReader::next(Line& line) {
       return true;
     }
     searched = m_end - m_begin;
+    if (searched > m_max_line && m_long_line == LongLine::stop) {
+      // Nothing after it is read: the line may never end (a file without a newline).
+      line.bytes = {};
+      line.number = ++m_number;
+      line.offset = m_consumed;
+      line.length = static_cast<std::int64_t>(searched);
+      line.too_long = true;
+      m_begin = m_end;
+      m_eof = true;
+      return true;
+    }
     if (searched > m_max_line) return skip_long_line(line);
     if (!fill()) return false;
   }

@@ -18,13 +18,19 @@ class LineReader {
     std::int64_t number = 0;  // 1-based
     std::int64_t offset = 0;  // of its first byte
     std::int64_t length = 0;  // without '\n', also when too long to be returned
-    bool too_long = false;    // over max_line: bytes is empty, the rest of the line was skipped
+    bool too_long = false;    // over max_line: bytes is empty (see LongLine)
   };
+
+  // What happens to a line over max_line. `skip`: the rest of it is read and dropped, its full
+  // length is reported and reading goes on after it (a ledger, whose size is known). `stop`:
+  // it is returned as soon as max_line + 1 of its bytes were read, with that as its length, and
+  // reading ends there (an input that may never end, and is refused whole anyway).
+  enum class LongLine { skip, stop };
 
   // Reads `fd` from its current offset (0 for a fresh one) up to `limit` bytes in all, or to the
   // end of the file when `limit` is negative. Throws Error (naming `name`) when a read fails.
   LineReader(int fd, std::string name, std::int64_t limit = -1,
-             std::size_t max_line = k_max_line_bytes);
+             std::size_t max_line = k_max_line_bytes, LongLine long_line = LongLine::skip);
 
   // The next complete line; false at the end.
   bool next(Line& line);
@@ -44,6 +50,7 @@ class LineReader {
   std::string m_name;
   std::int64_t m_limit;
   std::size_t m_max_line;
+  LongLine m_long_line;
   std::unique_ptr<char[]> m_buffer;
   std::size_t m_capacity = 0;
   std::size_t m_begin = 0, m_end = 0;  // unread bytes in the buffer

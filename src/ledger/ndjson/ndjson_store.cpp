@@ -19,6 +19,7 @@
 
 #include "ledger/canonical.hpp"
 #include "ledger/chain.hpp"
+#include "ledger/ledger_file.hpp"
 #include "ledger/ndjson/file_ops.hpp"
 #include "ledger/ndjson/line_reader.hpp"
 
@@ -248,38 +249,47 @@ bool marker_settled(int fd, const Marker& marker, std::int64_t size, const std::
   return settled;
 }
 
-// Copies [from, to) of the ledger to `<ledger>.torn-<UTC time>`, made durable; returns its path.
+// Copies [from, to) of the ledger `file` to `<file>.torn-<UTC time>`, made durable; returns its
+// path. When that fails (a full disk), the side file is removed again: the bytes are still in
+// the ledger, which is truncated only after this succeeded, so a partial or empty copy would
+// only mislead.
 std::string move_aside(int fd, std::int64_t from, std::int64_t to,
-                       const std::filesystem::path& ledger) {
-  const std::string name = ledger.string();
-  std::string side = name + ".torn-" + compact_utc_now();
+                       const std::filesystem::path& file, const std::string& name) {
+  std::string side = file.string() + ".torn-" + compact_utc_now();
   Fd out(::open(side.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   for (int n = 2; out.get() < 0 && errno == EEXIST; ++n) {
-    side = name + ".torn-" + compact_utc_now() + "-" + std::to_string(n);
+    side = file.string() + ".torn-" + compact_utc_now() + "-" + std::to_string(n);
     out = Fd(::open(side.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   }
   if (out.get() < 0) {
     throw Error(fmt::format("cannot move the torn tail of {} aside: cannot create {}: {}", name,
                             side, errno_text(errno)));
   }
+  const auto fail = [&](const std::string& what, int error) {
+    std::ignore = ::unlink(side.c_str());  // its bytes are still in the ledger
+    return Error(
+        fmt::format("cannot move the torn tail of {} aside: {}: {} (the ledger was not "
+                    "changed; free some space and append again)",
+                    name, what, errno_text(error)));
+  };
   constexpr std::int64_t k_chunk = 1 << 20;
   for (std::int64_t at = from; at < to; at += k_chunk) {
-    const std::string chunk = read_range(fd, at, std::min(to, at + k_chunk), name);
+    std::string chunk;
+    try {
+      chunk = read_range(fd, at, std::min(to, at + k_chunk), name);
+    } catch (const Error&) {
+      std::ignore = ::unlink(side.c_str());
+      throw;
+    }
     std::size_t done = 0;
     while (done < chunk.size()) {
       const ssize_t wrote = ::write(out.get(), chunk.data() + done, chunk.size() - done);
       if (wrote < 0 && errno == EINTR) continue;
-      if (wrote < 0) {
-        throw Error(fmt::format("cannot move the torn tail of {} aside to {}: {}", name, side,
-                                errno_text(errno)));
-      }
+      if (wrote < 0) throw fail("cannot write " + side, errno);
       done += static_cast<std::size_t>(wrote);
     }
   }
-  if (::fsync(out.get()) != 0) {
-    throw Error(fmt::format("cannot move the torn tail of {} aside: fsync of {} failed: {}", name,
-                            side, errno_text(errno)));
-  }
+  if (::fsync(out.get()) != 0) throw fail("fsync of " + side + " failed", errno);
   return side;
 }
 
@@ -290,10 +300,10 @@ void truncate_to(int fd, std::int64_t size, const std::string& name) {
 }
 
 // Under the lock: finishes what an interrupted append left, so that the file ends with a
-// complete batch. Returns the size after repair.
-std::int64_t repair(int fd, const std::filesystem::path& ledger,
+// complete batch. Returns the size after repair. `ledger` is the resolved file (its marker and
+// side files are named after it), `name` the ledger as the user named it, for messages.
+std::int64_t repair(int fd, const std::filesystem::path& ledger, const std::string& name,
                     std::vector<std::string>& warnings) {
-  const std::string name = ledger.string();
   struct stat st {};
   if (::fstat(fd, &st) != 0)
     throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
@@ -312,7 +322,7 @@ std::int64_t repair(int fd, const std::filesystem::path& ledger,
       }
       remove_marker(ledger);
     } else if (ours && size > marker->offset) {
-      const std::string side = move_aside(fd, marker->offset, size, ledger);
+      const std::string side = move_aside(fd, marker->offset, size, ledger, name);
       truncate_to(fd, marker->offset, name);
       remove_marker_durably(fd, ledger);
       warnings.push_back(
@@ -331,7 +341,7 @@ std::int64_t repair(int fd, const std::filesystem::path& ledger,
 
   const std::int64_t complete_end = rfind_newline(fd, size, name) + 1;
   if (complete_end < size) {
-    const std::string side = move_aside(fd, complete_end, size, ledger);
+    const std::string side = move_aside(fd, complete_end, size, ledger, name);
     truncate_to(fd, complete_end, name);
     warnings.push_back(fmt::format("{}: moved a torn tail of {} bytes (from byte {}) to {}", name,
                                    size - complete_end, complete_end, side));
@@ -362,19 +372,32 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
       import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
   m_warnings.clear();
 
-  Fd fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+  // Every name of the file (a link to it, or to a directory above it) appends through the one
+  // resolved path, so that all writers share its marker and side files. A FIFO or device is
+  // refused here, before anything is created or written.
+  const std::filesystem::path file = ledger_file(m_path);
+  Fd fd(::open(file.c_str(), O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0 && errno == ENOENT) {
-    make_parent_directories(m_path);
-    fd = Fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    make_parent_directories(file);
+    fd = Fd(::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() >= 0) {
-      fsync_directory(m_path.parent_path());  // the new name must survive a crash too
+      fsync_directory(file.parent_path());  // the new name must survive a crash too
     } else if (errno == EEXIST) {
-      fd = Fd(::open(m_path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));  // another writer won
+      fd = Fd(::open(file.c_str(), O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC));  // another won
     }
   }
   if (fd.get() < 0) {
     throw Error(fmt::format("cannot open {} for appending: {} (nothing was written)", name,
                             errno_text(errno)));
+  }
+  {
+    // What was opened, in case the path changed since ledger_file() looked.
+    struct stat opened {};
+    if (::fstat(fd.get(), &opened) != 0)
+      throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
+    check_ledger_kind(m_path, file, opened.st_mode);
+    // A regular file never blocks; the flag only kept a device's open from blocking.
+    std::ignore = ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   }
   // flock, not fcntl: any close() in this process would drop an fcntl lock.
   while (::flock(fd.get(), LOCK_EX) != 0) {
@@ -383,7 +406,7 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
     }
   }
 
-  const std::int64_t size = repair(fd.get(), m_path, m_warnings);
+  const std::int64_t size = repair(fd.get(), file, name, m_warnings);
   std::string head = last_line_hash(fd.get(), size, name);
 
   AppendResult result;
@@ -393,7 +416,7 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
     for (std::size_t i = 0; i < pending.size(); ++i) {
       if (!skip[i]) wanted.emplace(pending[i].id, i);
     }
-    const Fd reader_fd(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
+    const Fd reader_fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
     if (reader_fd.get() < 0)
       throw Error(fmt::format("cannot read {}: {}", name, errno_text(errno)));
     LineReader reader(reader_fd.get(), name, size);
@@ -450,7 +473,7 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
-  write_marker(m_path,
+  write_marker(file,
                {true, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
                 size, size + static_cast<std::int64_t>(bytes.size()), head});
 
@@ -459,7 +482,7 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
   const auto undo = [&](const std::string& what, int error) -> Error {
     try {
       truncate_to(fd.get(), size, name);
-      remove_marker_durably(fd.get(), m_path);
+      remove_marker_durably(fd.get(), file);
     } catch (const Error& e) {
       return Error(fmt::format(
           "cannot append to {}: {}: {}; removing the batch again failed too ({}): the next "
@@ -493,7 +516,7 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
         "run `benchledger ledger verify`)",
         error);
   }
-  remove_marker(m_path);
+  remove_marker(file);
   result.appended = static_cast<std::int64_t>(pending.size());
   result.head = head;
   return result;
@@ -502,7 +525,10 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
 bool NdjsonStore::read_lines(const std::function<bool(const LineVisit&)>& visit) const {
   const std::string name = m_path.string();
   m_warnings.clear();
-  const Fd fd(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
+  // Resolved as appends resolve it, so that a reader sees the marker of a writer that came
+  // through another name. O_NONBLOCK: a FIFO put there since must not block the open.
+  const std::filesystem::path file = ledger_file(m_path);
+  const Fd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) {
       m_warnings.push_back(fmt::format("{} does not exist yet: read as an empty ledger", name));
@@ -513,10 +539,10 @@ bool NdjsonStore::read_lines(const std::function<bool(const LineVisit&)>& visit)
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
-  if (!S_ISREG(st.st_mode)) throw Error(fmt::format("cannot read {}: not a regular file", name));
+  check_ledger_kind(m_path, file, st.st_mode);
   std::int64_t limit = st.st_size;
   // The marker is read after the size: a batch started since is beyond `limit` anyway.
-  if (const auto marker = read_marker(m_path);
+  if (const auto marker = read_marker(file);
       marker && marker->valid && marker->dev == static_cast<std::uint64_t>(st.st_dev) &&
       marker->ino == static_cast<std::uint64_t>(st.st_ino) && marker->offset < limit &&
       !marker_settled(fd.get(), *marker, limit, name)) {

@@ -7,12 +7,15 @@
 // complete line and ignore a torn tail with a warning.
 //
 // An append in flight is announced by a small marker file, `<ledger>.appending`, written before
-// the batch and removed after its fdatasync. If a writer dies between the two (SIGKILL, say),
-// the next writer finds the marker under the lock and either keeps the batch (all of it is
-// there) or moves the partial batch aside to `<ledger>.torn-<UTC time>` and truncates it, so a
-// batch is never half present after a crash of the process (after a crash of the machine, see
-// ndjson_store.cpp). Readers skip the batch of a live marker (its writer holds the lock); for a
-// stale one they do what the next writer will do: read the batch if it is complete, else skip it.
+// the batch and removed after its fdatasync. `<ledger>` is the file the path leads to, every
+// symbolic link resolved (ledger_file.hpp), so that appends through every name of one file
+// share its lock, marker and side files; anything but a regular file is refused. If a writer dies
+// between the two (SIGKILL, say), the next writer finds the marker under the lock and either keeps
+// the batch (all of it is there) or moves the partial batch aside to `<ledger>.torn-<UTC time>` and
+// truncates it, so a batch is never half present after a crash of the process (after a crash of the
+// machine, see ndjson_store.cpp). Readers skip the batch of a live marker (its writer holds the
+// lock); for a stale one they do what the next writer will do: read the batch if it is complete,
+// else skip it.
 #pragma once
 
 #include <filesystem>

@@ -16,6 +16,7 @@
 
 #include "ledger/chain.hpp"
 #include "ledger/columns.hpp"
+#include "ledger/ledger_file.hpp"
 
 namespace benchledger::ledger::sqlite {
 
@@ -198,21 +199,25 @@ SqliteStore::~SqliteStore() {
 sqlite3* SqliteStore::reader() const {
   if (m_db != nullptr) return m_db;
   const std::string name = m_path.string();
+  // The resolved file, as writer() opens it: SQLite names its journal, WAL and shared-memory
+  // files after the path it is given, and refusing a device here keeps them from being made.
+  const std::filesystem::path file = ledger_file(m_path);
   struct stat st {};
-  if (::stat(m_path.c_str(), &st) != 0) {
+  if (::stat(file.c_str(), &st) != 0) {
     if (errno == ENOENT) {
       m_warnings.push_back(fmt::format("{} does not exist yet: read as an empty ledger", name));
       return nullptr;
     }
     throw Error(fmt::format("cannot open {}: {}", name, std::strerror(errno)));
   }
+  check_ledger_kind(m_path, file, st.st_mode);
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+  int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
   m_writable = rc == SQLITE_OK;
   if (rc != SQLITE_OK) {
     sqlite3_close_v2(db);
     db = nullptr;
-    rc = sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   }
   if (rc != SQLITE_OK) {
     const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -233,7 +238,10 @@ sqlite3* SqliteStore::writer() {
     sqlite3_close_v2(m_db);
     m_db = nullptr;
     m_writable = false;
-    if (const auto parent = m_path.parent_path(); !parent.empty()) {
+    // Resolved and checked before anything is created: a device or FIFO is refused before
+    // SQLite could make a journal next to it.
+    const std::filesystem::path file = ledger_file(m_path);
+    if (const auto parent = file.parent_path(); !parent.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(parent, ec);
       if (ec)
@@ -241,7 +249,7 @@ sqlite3* SqliteStore::writer() {
     }
     sqlite3* db = nullptr;
     const int rc =
-        sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+        sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
     if (rc != SQLITE_OK) {
       const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
       sqlite3_close_v2(db);

@@ -1,8 +1,11 @@
 // The NDJSON line reader returns every complete line exactly, across buffer boundaries, and
-// never returns the bytes after the last newline or a line over the length limit.
+// never returns the bytes after the last newline or a line over the length limit; asked to, it
+// stops at a line over the limit without reading on.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ledger/ndjson/line_reader.hpp"
@@ -74,4 +77,37 @@ TEST_CASE("the reader stops at the limit it was given, as at the end of the file
   REQUIRE(read.lines.size() == 2);
   CHECK(read.lines[1] == "two");
   CHECK(read.tail == 2);
+}
+
+TEST_CASE("with LongLine::stop a line over the limit is returned at once, nothing after it read") {
+  // A pipe whose writer stays open: reading on after the limit would wait for ever. The read
+  // runs in a child process, which a hang guard kills.
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const std::string over(1001, 'x');  // max_line 1000, no newline
+  REQUIRE(::write(pipe_fds[1], over.data(), over.size()) == static_cast<ssize_t>(over.size()));
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(pipe_fds[1]);
+    LineReader reader(pipe_fds[0], "pipe", -1, 1000, LineReader::LongLine::stop);
+    LineReader::Line line;
+    const bool got = reader.next(line);
+    const bool ended = !reader.next(line);
+    ::_exit(got && line.too_long && line.number == 1 && line.length == 1001 && ended ? 0 : 1);
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  bool hung = true;
+  for (int wait = 0; wait < 1200 && hung; ++wait) {  // a hang guard of 120 s, not a timing
+    hung = ::waitpid(child, &status, WNOHANG) == 0;
+    if (hung) ::usleep(100'000);
+  }
+  if (hung) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  ::close(pipe_fds[1]);
+  CHECK_FALSE(hung);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }

@@ -178,10 +178,10 @@ TEST_CASE("a config path that is a directory or a FIFO is refused at once, sayin
                    ("benchledger-config-kinds-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "benchledger.json");
   CHECK_THROWS_WITH(load_config(dir / "benchledger.json"),
-                    Catch::Contains("benchledger.json is a directory, not a JSON file"));
+                    Catch::Contains("benchledger.json: it is a directory, not a regular file"));
   // A FIFO with no writer: opening it to read would wait for one for ever.
   REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
   CHECK_THROWS_WITH(load_config(dir / "fifo.json"),
-                    Catch::Contains("fifo.json is not a regular file"));
+                    Catch::Contains("fifo.json: it is a FIFO, not a regular file"));
   std::filesystem::remove_all(dir);
 }
