@@ -57,9 +57,9 @@ void verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view byte
   const Columns wanted = columns_of(*record);
   if (stored != wanted) {
     verifier.add_bad(seq, wanted.id,
-                     "its indexed columns (" + differing(stored, wanted) +
-                         ") disagree with its bytes: the table was changed outside benchledger, "
-                         "and queries through them find the wrong records");
+                     "its indexed columns disagree with its bytes (" + differing(stored, wanted) +
+                         "): the table was changed outside benchledger, and queries through "
+                         "them find the wrong records");
   }
 }
 

@@ -62,6 +62,19 @@ class ScratchRole {
   std::string m_name;
 };
 
+// A role, and a database of its own holding a ledger of a run and three results. Members go in
+// reverse order: the database first, as it holds the role's privileges.
+struct RoleAndLedger {
+  RoleAndLedger() {
+    REQUIRE_FALSE(uri.empty());
+    open_store(uri)->append(fresh_batch("baseline", 3));
+  }
+  ScratchDir dir;
+  ScratchRole role{dir};
+  std::unique_ptr<ScratchDir> db_dir = std::make_unique<ScratchDir>();
+  std::string uri = db_dir->pg_uri();
+};
+
 }  // namespace
 
 TEST_CASE("the PostgreSQL tests have a server to run against") {
@@ -197,12 +210,10 @@ TEST_CASE("a PostgreSQL ledger changed with its triggers switched off fails veri
 }
 
 TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") {
-  ScratchDir dir;
-  const ScratchRole role(dir);
-  std::unique_ptr<ScratchDir> db_dir = std::make_unique<ScratchDir>();
-  const std::string uri = db_dir->pg_uri();
-  REQUIRE_FALSE(uri.empty());
-  open_store(uri)->append(fresh_batch("baseline", 3));
+  const RoleAndLedger scratch;
+  const ScratchDir& dir = scratch.dir;
+  const ScratchRole& role = scratch.role;
+  const std::string& uri = scratch.uri;
 
   const ProcessResult grant = run_ledger({"grant", role.name(), "--ledger", uri});
   INFO(grant.err);
@@ -267,7 +278,6 @@ TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") 
   const ProcessResult file = run_ledger({"grant", "ci", "--ledger", (dir / "l.ndjson").string()});
   CHECK(file.exit_code == 2);
   CHECK_THAT(file.err, Catch::Contains("for postgresql:// ledgers"));
-  db_dir.reset();  // the database goes before the role whose privileges it holds
 }
 
 namespace {
@@ -288,14 +298,9 @@ std::string insert_row(std::int64_t seq, const Columns& columns, const std::stri
 }  // namespace
 
 TEST_CASE("the CI role cannot insert a row that chains on but is not exactly one record") {
-  ScratchDir dir;
-  const ScratchRole role(dir);
-  std::unique_ptr<ScratchDir> db_dir = std::make_unique<ScratchDir>();
-  const std::string uri = db_dir->pg_uri();
-  REQUIRE_FALSE(uri.empty());
-  open_store(uri)->append(fresh_batch("baseline", 3));
-  REQUIRE(run_ledger({"grant", role.name(), "--ledger", uri}).exit_code == 0);
-  const std::string ci = as_user(uri, role.name());
+  const RoleAndLedger scratch;
+  REQUIRE(run_ledger({"grant", scratch.role.name(), "--ledger", scratch.uri}).exit_code == 0);
+  const std::string ci = as_user(scratch.uri, scratch.role.name());
   const VerifyReport before = open_store(ci)->verify(std::nullopt);
   REQUIRE(before.ok);
   const std::int64_t seq = before.records + 1;
@@ -334,7 +339,6 @@ TEST_CASE("the CI role cannot insert a row that chains on but is not exactly one
   INFO(note.err);
   CHECK(note.exit_code == 0);
   CHECK(run_ledger({"verify", "--ledger", ci}).exit_code == 0);
-  db_dir.reset();  // the database goes before the role whose privileges it holds
 }
 
 TEST_CASE("a PostgreSQL ledger refuses a table it did not make and a database that converts") {
