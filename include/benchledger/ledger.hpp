@@ -32,15 +32,30 @@ struct AppendResult {
   std::string head;          // SHA-256 of the last record's bytes after the append
 };
 
-// What `verify` found. ok is false on any break; position and id name the first bad record.
+// One break `verify` found: a record that is not valid, a `prev` that does not chain, an id seen
+// before, a database row whose columns disagree with its bytes, or something wrong with the ledger
+// as a whole (a saved head that is gone, a SQLite file that fails its integrity check).
+struct VerifyBreak {
+  std::int64_t position = 0;  // the record's line or sequence number; 0 for the whole ledger
+  std::string id;             // the record's id when it can be read, else empty
+  std::string problem;        // the whole message: "LEDGER: line 7 (id 01J…): what is wrong"
+};
+
+// What `verify` found. Verify reads the whole ledger whatever it finds, so a saved head is
+// checked against every record, also those after a bad one.
 struct VerifyReport {
   bool ok = true;
-  std::int64_t records = 0;
-  std::string head;  // hash of the last intact record (64 zeros for an empty ledger)
-  std::optional<std::int64_t> bad_position;
+  std::int64_t records = 0;  // records read, broken ones included
+  std::string head;          // hash of the last record's bytes (64 zeros for an empty ledger)
+  std::optional<std::int64_t> bad_position;  // the first break's position and id
   std::optional<std::string> bad_id;
-  std::string problem;                // empty when ok
+  std::string problem;                // the first break's message; empty when ok
+  std::vector<VerifyBreak> breaks;    // every break in the order found, at most k_max_breaks
+  std::int64_t break_count = 0;       // every break, also those past k_max_breaks
   std::vector<std::string> warnings;  // a torn tail, for example
+  // Past this many, breaks are counted but not kept, so that verifying a file of garbage takes
+  // bounded memory.
+  static constexpr std::size_t k_max_breaks = 1000;
 };
 
 // Which run: `01J…` (id), `baseline` (label), `baseline~2`, `git:abc123`, `latest`, `latest~1`.
@@ -104,8 +119,10 @@ class Store {
   // Every note, in the order appended.
   virtual std::vector<NoteRecord> notes() const = 0;
 
-  // Recomputes the chain. `head`, when given, must be the hash of a record still present, or 64
-  // zeros: the head of the empty ledger, which every ledger begins with.
+  // Recomputes the chain and checks every record, going on past a bad one; reports every break
+  // (VerifyReport). `head`, when given, must be the hash of a record still present, or 64 zeros:
+  // the head of the empty ledger, which every ledger begins with (and so checks nothing). Throws
+  // Error when there is no ledger to verify (a file that does not exist).
   virtual VerifyReport verify(const std::optional<std::string>& head) const = 0;
 
   // Warnings from the last read (a torn tail ignored, for example).

@@ -140,8 +140,21 @@ int run_verify(const LedgerOptions& options) {
   for (const auto& warning : report.warnings) {
     std::cerr << "benchledger: warning: " << warning << '\n';
   }
+  if (options.head && *options.head == std::string(64, '0') && report.records > 0) {
+    std::cerr << "benchledger: warning: --head is 64 zeros, the head of the empty ledger, which "
+                 "every ledger passes: it checks nothing; save the head this command prints and "
+                 "pass that next time\n";
+  }
   if (!report.ok) {
-    std::cerr << "benchledger: " << report.problem << '\n';
+    for (const auto& broken : report.breaks) std::cerr << "benchledger: " << broken.problem << '\n';
+    const auto unlisted = report.break_count - static_cast<std::int64_t>(report.breaks.size());
+    if (unlisted > 0) {
+      std::cerr << fmt::format("benchledger: and {} more breaks, not listed\n", unlisted);
+    }
+    std::cerr << fmt::format("benchledger: {}: broken: {} {} in {} records (head {})\n",
+                             store->uri(), report.break_count,
+                             report.break_count == 1 ? "break" : "breaks", report.records,
+                             report.head);
     return 1;
   }
   std::cout << fmt::format("ok: {}: {} records, head {}\n", store->uri(), report.records,
@@ -299,8 +312,8 @@ Runner add_ledger_command(CLI::App& app) {
                       "notes, re-chained as a ledger of its own");
   add_ledger_option(*export_, *options);
 
-  CLI::App* verify = ledger->add_subcommand(
-      "verify", "recompute the hash chain; exit 1 naming the first bad record");
+  CLI::App* verify =
+      ledger->add_subcommand("verify", "recompute the hash chain; exit 1 naming every bad record");
   verify->add_option("--head", options->head,
                      "a head hash saved earlier: fail unless that record is still present");
   add_ledger_option(*verify, *options);

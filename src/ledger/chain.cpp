@@ -133,11 +133,35 @@ std::string content_without_prev(std::string_view bytes) {
   return serialize(record);
 }
 
+std::string checked_tail(const std::string& ledger, const std::string& where, std::string_view last,
+                         std::optional<std::string_view> before) {
+  const auto refuse = [&](const std::string& problem) {
+    throw IntegrityError(fmt::format(
+        "cannot append to {}: {} {} (nothing was written; run `benchledger ledger verify` to see "
+        "every break: nothing can be appended until the ledger's owner repairs it)",
+        ledger, where, problem));
+  };
+  std::string prev;
+  try {
+    prev = header_of(parse_record(last)).prev;
+  } catch (const Error& e) {
+    refuse(std::string("is not a valid record: ") + e.what());
+  }
+  const std::string expected = before ? sha256_hex(*before) : std::string(k_zero_hash);
+  if (prev != expected) {
+    refuse(
+        fmt::format("does not chain onto the record before it (its prev is {}, not {}): "
+                    "records were changed, removed or inserted",
+                    prev, expected));
+  }
+  return sha256_hex(last);
+}
+
 ChainVerifier::ChainVerifier(std::string ledger, std::string unit, std::optional<std::string> head)
     : m_ledger(std::move(ledger)),
       m_unit(std::move(unit)),
       m_head(std::move(head)),
-      m_last_hash(k_zero_hash) {
+      m_last_hash(std::string(k_zero_hash)) {
   m_report.head = std::string(k_zero_hash);
   // 64 zeros is the head of the empty ledger, which every ledger begins with: a head saved
   // before the first append is still there however many records follow.
@@ -145,22 +169,32 @@ ChainVerifier::ChainVerifier(std::string ledger, std::string unit, std::optional
 }
 
 void ChainVerifier::fail(std::int64_t position, std::string_view id, const std::string& problem) {
-  m_report.ok = false;
-  m_report.bad_position = position;
-  if (!id.empty()) m_report.bad_id = std::string(id);
-  m_report.problem = fmt::format("{}: {} {}{}: {}", m_ledger, m_unit, position,
-                                 id.empty() ? std::string() : fmt::format(" (id {})", id), problem);
+  const std::string where =
+      position == 0 ? m_ledger
+                    : fmt::format("{}: {} {}{}", m_ledger, m_unit, position,
+                                  id.empty() ? std::string() : fmt::format(" (id {})", id));
+  const std::string message = fmt::format("{}: {}", where, problem);
+  if (m_report.ok) {
+    m_report.ok = false;
+    if (position != 0) m_report.bad_position = position;
+    if (!id.empty()) m_report.bad_id = std::string(id);
+    m_report.problem = message;
+  }
+  ++m_report.break_count;
+  if (m_report.breaks.size() < VerifyReport::k_max_breaks) {
+    m_report.breaks.push_back({position, std::string(id), message});
+  }
 }
 
-bool ChainVerifier::add(std::int64_t position, std::string_view bytes) {
-  if (!m_report.ok) return false;
+std::optional<Record> ChainVerifier::add(std::int64_t position, std::string_view bytes) {
   const std::string hash = sha256_hex(bytes);
+  std::optional<Record> record;
   std::string id, prev;
   std::string invalid;
   try {
-    const Record record = parse_record(bytes);
-    id = header_of(record).id;
-    prev = header_of(record).prev;
+    record = parse_record(bytes);
+    id = header_of(*record).id;
+    prev = header_of(*record).prev;
   } catch (const Error& e) {
     invalid = e.what();
     if (const auto peek = peek_canonical(bytes)) {
@@ -168,24 +202,32 @@ bool ChainVerifier::add(std::int64_t position, std::string_view bytes) {
       prev = std::string(peek->prev);
     }
   }
-  if (!prev.empty() && prev != m_last_hash) {
-    std::string problem;
+  std::string problem;
+  if (!prev.empty() && m_last_hash && prev != *m_last_hash) {
     if (m_last_position == 0) {
       problem = fmt::format(
           "the first record's prev is {}, not 64 zeros: records before it were removed", prev);
     } else {
       problem = fmt::format(
-          "prev is {} but {} {} (id {}) hashes to {}: {} {} was changed, or records after it "
-          "were removed or reordered",
-          prev, m_unit, m_last_position, m_last_id, m_last_hash, m_unit, m_last_position);
+          "prev is {} but {} {}{} hashes to {}: {} {} was changed, or records after it were "
+          "removed or reordered",
+          prev, m_unit, m_last_position,
+          m_last_id.empty() ? std::string() : fmt::format(" (id {})", m_last_id), *m_last_hash,
+          m_unit, m_last_position);
     }
-    if (!invalid.empty()) problem += "; the record itself is not valid: " + invalid;
-    fail(position, id, problem);
-    return false;
   }
   if (!invalid.empty()) {
-    fail(position, id, "not a valid record (a byte was changed?): " + invalid);
-    return false;
+    problem += problem.empty() ? "" : "; and ";
+    problem +=
+        "not a valid record (a byte was changed, or it was written by something other "
+        "than benchledger): " +
+        invalid;
+  }
+  if (!problem.empty()) fail(position, id, problem);
+  if (record) {  // a valid record's id is a ULID: 26 characters
+    Seen seen{{}, position};
+    std::copy_n(id.begin(), seen.id.size(), seen.id.begin());
+    m_ids.push_back(seen);
   }
   ++m_report.records;
   m_last_hash = hash;
@@ -193,22 +235,46 @@ bool ChainVerifier::add(std::int64_t position, std::string_view bytes) {
   m_last_id = id;
   m_report.head = hash;
   if (m_head && *m_head == hash) m_head_found = true;
-  return true;
+  return record;
+}
+
+void ChainVerifier::add_unreadable(std::int64_t position, const std::string& problem) {
+  fail(position, "", problem);
+  ++m_report.records;
+  m_last_hash.reset();  // the next record's prev cannot be checked
+  m_last_position = position;
+  m_last_id.clear();
 }
 
 void ChainVerifier::add_bad(std::int64_t position, std::string_view id,
                             const std::string& problem) {
-  if (!m_report.ok) return;
   fail(position, id, problem);
 }
 
+void ChainVerifier::add_ledger_break(const std::string& problem) {
+  fail(0, "", problem);
+}
+
 VerifyReport ChainVerifier::finish() {
-  if (m_report.ok && m_head && !m_head_found) {
-    m_report.ok = false;
-    m_report.problem = fmt::format(
-        "{}: the saved head {} is not the hash of any of its {} records (head now {}): its "
-        "history was truncated or rewritten",
-        m_ledger, *m_head, m_report.records, m_report.head);
+  // Ids are unique in a ledger; a record copied in and the chain recomputed over it (which only
+  // a saved head would otherwise catch) shows here. Sorting keeps the memory at one small entry
+  // a record, not a hash table of strings.
+  std::stable_sort(m_ids.begin(), m_ids.end(),
+                   [](const Seen& a, const Seen& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < m_ids.size(); ++i) {
+    if (m_ids[i].id != m_ids[i - 1].id) continue;
+    const std::string id(m_ids[i].id.begin(), m_ids[i].id.end());
+    fail(m_ids[i].position, id,
+         fmt::format("id {} is already used by {} {}: a record appears twice (copied in, with "
+                     "the chain recomputed over it?)",
+                     id, m_unit, m_ids[i - 1].position));
+  }
+  m_ids = {};
+  if (m_head && !m_head_found) {
+    fail(0, "",
+         fmt::format("the saved head {} is not the hash of any of its {} records (head now {}): "
+                     "its history was truncated or rewritten",
+                     *m_head, m_report.records, m_report.head));
   }
   return m_report;
 }

@@ -4,6 +4,7 @@
 // store's head under the lock, the identity of a record for import, and verification.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,22 +46,39 @@ std::vector<bool> repeated_in_batch(const std::vector<PendingRecord>& batch);
 // What import compares: a record's canonical bytes with `prev` set to 64 zeros.
 std::string content_without_prev(std::string_view bytes);
 
-// Recomputes a chain record by record and names the first record that breaks it.
+// What an append checks, under the store's lock, before it chains a batch onto a ledger's last
+// record `last` (at `position`, when the store knows it cheaply): that record must be a valid
+// record whose `prev` is the hash of `before`, the record before it (nullopt when `last` is the
+// first). A store never chains new records onto a tail that does not verify, so that one bad
+// record cannot be buried under acknowledged ones. Returns the hash of `last`, the head to chain
+// onto. Throws IntegrityError naming the ledger and what is wrong; the caller writes nothing.
+std::string checked_tail(const std::string& ledger, const std::string& where, std::string_view last,
+                         std::optional<std::string_view> before);
+
+// Recomputes a chain record by record and names every record that breaks it. It never stops:
+// after a bad record it goes on chaining from that record's bytes (what an append would have
+// chained onto), so that one bad record hides nothing after it.
 class ChainVerifier {
  public:
   // `unit` names a position in messages: "line" for NDJSON, "record" for databases.
   ChainVerifier(std::string ledger, std::string unit, std::optional<std::string> head);
 
-  // Checks the next record. Returns false once the chain is broken: stop reading then.
-  bool add(std::int64_t position, std::string_view bytes);
-  // A record found bad by the store itself (a line over the length limit, a database column
-  // that disagrees with the record's bytes); `id` may be empty.
+  // Checks the next record: returns it parsed, or nullopt when it is not a valid record (a
+  // break, reported).
+  std::optional<Record> add(std::int64_t position, std::string_view bytes);
+  // The next record, whose bytes cannot be read (a line over the length limit): a break, and the
+  // next record's `prev` cannot be checked.
+  void add_unreadable(std::int64_t position, const std::string& problem);
+  // A break the store found in a record already added (a database column that disagrees with
+  // the record's bytes); `id` may be empty.
   void add_bad(std::int64_t position, std::string_view id, const std::string& problem);
+  // A break of the ledger as a whole (a database that fails its own integrity check).
+  void add_ledger_break(const std::string& problem);
 
   void warn(std::string warning) { m_report.warnings.push_back(std::move(warning)); }
   bool broken() const { return !m_report.ok; }
 
-  // The report; checks the saved head when one was given.
+  // The report: also checks ids for repeats and the saved head, when one was given.
   VerifyReport finish();
 
  private:
@@ -71,9 +89,15 @@ class ChainVerifier {
   std::optional<std::string> m_head;
   bool m_head_found = false;
   VerifyReport m_report;
-  std::string m_last_hash;
+  std::optional<std::string> m_last_hash;  // nullopt after a record that could not be read
   std::int64_t m_last_position = 0;
   std::string m_last_id;
+  // Every valid record's id and position, sorted at the end to find ids used twice.
+  struct Seen {
+    std::array<char, 26> id;
+    std::int64_t position;
+  };
+  std::vector<Seen> m_ids;
 };
 
 }  // namespace benchledger::ledger

@@ -1,6 +1,8 @@
 // The indexed columns of a record (see columns.hpp).
 #include "ledger/columns.hpp"
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace benchledger::ledger {
@@ -26,16 +28,39 @@ Columns columns_of(const Record& record) {
   return columns;
 }
 
-bool verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
+namespace {
+
+// The names of the columns that differ, as "label, run".
+std::string differing(const Columns& stored, const Columns& record) {
+  std::string out;
+  const auto compare = [&](const char* name, const auto& a, const auto& b) {
+    if (a != b) out += (out.empty() ? "" : ", ") + std::string(name);
+  };
+  compare("id", stored.id, record.id);
+  compare("type", stored.type, record.type);
+  compare("time", stored.time, record.time);
+  compare("run", stored.run, record.run);
+  compare("label", stored.label, record.label);
+  compare("bench", stored.bench, record.bench);
+  compare("params", stored.params, record.params);
+  compare("git_commit", stored.git_commit, record.git_commit);
+  compare("target", stored.target, record.target);
+  return out;
+}
+
+}  // namespace
+
+void verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
                 const Columns& stored) {
-  if (!verifier.add(seq, bytes)) return false;
-  if (stored != columns_of(parse_record(bytes))) {
-    verifier.add_bad(seq, stored.id,
-                     "its indexed columns disagree with its bytes: the table was changed outside "
-                     "benchledger");
-    return false;
+  const std::optional<Record> record = verifier.add(seq, bytes);
+  if (!record) return;
+  const Columns wanted = columns_of(*record);
+  if (stored != wanted) {
+    verifier.add_bad(seq, wanted.id,
+                     "its indexed columns disagree with its bytes (" + differing(stored, wanted) +
+                         "): the table was changed outside benchledger, and queries through "
+                         "them find the wrong records");
   }
-  return true;
 }
 
 }  // namespace benchledger::ledger

@@ -23,8 +23,8 @@ struct Columns {
 Columns columns_of(const Record& record);
 
 // `verify` of one database row: its bytes go through the chain, and its stored columns must say
-// what the bytes say (a row edited with the triggers off). False once the ledger is broken.
-bool verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
+// what the bytes say (a row edited with the triggers off); each disagreement is a break.
+void verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
                 const Columns& stored);
 
 }  // namespace benchledger::ledger

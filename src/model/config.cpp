@@ -162,38 +162,36 @@ GateSpec read_gate(const model::JsonReader& gate) {
     spec.rounds = static_cast<int>(rounds);
   }
   return spec;
+}
 
-  // The reason `pattern` is not a glob fnmatch reads as written, or empty: fnmatch takes an
-  // unclosed '[' or a trailing '\' as literal characters, so a typo would match nothing, silently.
-  std::string glob_problem(const std::string& pattern) {
-    if (pattern.empty()) return "an empty pattern matches no benchmark";
-    for (std::size_t i = 0; i < pattern.size(); ++i) {
-      if (pattern[i] == '\\') {
-        if (++i == pattern.size()) return "ends in an unescaped '\\'";
-      } else if (pattern[i] == '[') {
-        std::size_t at = i + 1;
-        if (at < pattern.size() && (pattern[at] == '!' || pattern[at] == '^')) ++at;
-        if (at < pattern.size() && pattern[at] == ']') ++at;  // a ']' first is a member
-        while (at < pattern.size() && pattern[at] != ']') {
-          if (pattern.compare(at, 2, "[:") == 0) {  // a class such as [:digit:]
-            const std::size_t end = pattern.find(":]", at + 2);
-            if (end == std::string::npos) break;
-            at = end + 2;
-          } else {
-            ++at;
-          }
+// The reason `pattern` is not a glob fnmatch reads as written, or empty: fnmatch takes an
+// unclosed '[' or a trailing '\' as literal characters, so a typo would match nothing, silently.
+std::string glob_problem(const std::string& pattern) {
+  if (pattern.empty()) return "an empty pattern matches no benchmark";
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      if (++i == pattern.size()) return "ends in an unescaped '\\'";
+    } else if (pattern[i] == '[') {
+      std::size_t at = i + 1;
+      if (at < pattern.size() && (pattern[at] == '!' || pattern[at] == '^')) ++at;
+      if (at < pattern.size() && pattern[at] == ']') ++at;  // a ']' first is a member
+      while (at < pattern.size() && pattern[at] != ']') {
+        if (pattern.compare(at, 2, "[:") == 0) {  // a class such as [:digit:]
+          const std::size_t end = pattern.find(":]", at + 2);
+          if (end == std::string::npos) break;
+          at = end + 2;
+        } else {
+          ++at;
         }
-        if (at >= pattern.size()) {
-          return "the '[' at character " + std::to_string(i + 1) + " is never closed by ']'";
-        }
-        i = at;
       }
+      if (at >= pattern.size()) {
+        return "the '[' at character " + std::to_string(i + 1) + " is never closed by ']'";
+      }
+      i = at;
     }
-    return {};
   }
-
-  // The config file's text. Only a regular file is read: a directory would read as empty, and a
-  // FIFO would block for ever (it is opened without waiting for a writer, then refused).
+  return {};
+}
 
 }  // namespace
 

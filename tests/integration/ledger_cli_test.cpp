@@ -201,7 +201,9 @@ TEST_CASE("whole-ledger export is byte-identical to the NDJSON file, from either
   CHECK(run_ledger({"export", "--ledger", sqlite}).out == file);
 }
 
-TEST_CASE("verify accepts 64 zeros as a saved head: the empty ledger every ledger begins with") {
+TEST_CASE(
+    "verify accepts 64 zeros as a saved head, the empty ledger every ledger begins with, and "
+    "says it checks nothing") {
   ScratchDir dir;
   for (const auto& uri : store_uris(dir)) {
     INFO(uri);
@@ -211,6 +213,8 @@ TEST_CASE("verify accepts 64 zeros as a saved head: the empty ledger every ledge
     INFO(verify.err);
     CHECK(verify.exit_code == 0);
     CHECK_THAT(verify.out, Catch::StartsWith("ok: ") && Catch::Contains("3 records"));
+    CHECK_THAT(verify.err,
+               Catch::Contains("--head is 64 zeros") && Catch::Contains("it checks nothing"));
     // A head that was never there still fails.
     CHECK(run_ledger({"verify", "--head", std::string(64, 'a'), "--ledger", uri}).exit_code == 1);
   }

@@ -12,6 +12,7 @@
 
 #include "integration/ledger_census.hpp"
 #include "integration/ledger_process.hpp"
+#include "ledger/columns.hpp"
 #include "ledger/postgres/postgres_store.hpp"
 #include "model/redact.hpp"
 #include "unit/ledger/ledger_support.hpp"
@@ -60,6 +61,19 @@ class ScratchRole {
 
  private:
   std::string m_name;
+};
+
+// A role, and a database of its own holding a ledger of a run and three results. Members go in
+// reverse order: the database first, as it holds the role's privileges.
+struct RoleAndLedger {
+  RoleAndLedger() {
+    REQUIRE_FALSE(uri.empty());
+    open_store(uri)->append(fresh_batch("baseline", 3));
+  }
+  ScratchDir dir;
+  ScratchRole role{dir};
+  std::unique_ptr<ScratchDir> db_dir = std::make_unique<ScratchDir>();
+  std::string uri = db_dir->pg_uri();
 };
 
 }  // namespace
@@ -226,12 +240,10 @@ TEST_CASE("a PostgreSQL ledger changed with its triggers switched off fails veri
 }
 
 TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") {
-  ScratchDir dir;
-  const ScratchRole role(dir);
-  std::unique_ptr<ScratchDir> db_dir = std::make_unique<ScratchDir>();
-  const std::string uri = db_dir->pg_uri();
-  REQUIRE_FALSE(uri.empty());
-  open_store(uri)->append(fresh_batch("baseline", 3));
+  const RoleAndLedger scratch;
+  const ScratchDir& dir = scratch.dir;
+  const ScratchRole& role = scratch.role;
+  const std::string& uri = scratch.uri;
 
   const ProcessResult grant = run_ledger({"grant", role.name(), "--ledger", uri});
   INFO(grant.err);
@@ -264,20 +276,20 @@ TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") 
       "INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT max(seq) + 1, "
       "'01JDQ8Z6X0000000000000000Z', 'note', '2026-11-22T04:27:59.123456Z', ";
   const std::vector<std::pair<std::string, std::string>> inserts = {
-      {bad_row + "'{\"garbage\":1}' FROM benchledger_records", "does not chain on"},
+      {bad_row + "'{\"garbage\":1}' FROM benchledger_records", "is not shaped as a record"},
       {"INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT seq + 1, "
        "'01JDQ8Z6X0000000000000000Z', 'note', 't', replace(bytes, '\"prev\":\"', "
        "'\"prev\":\"0') FROM benchledger_records WHERE seq = (SELECT max(seq) FROM "
        "benchledger_records)",
        "does not chain on"},
-      // Two rows in one statement: the first chains on, the second does not.
+      // Two rows in one statement: the first chains on (but is not a record), the second
+      // does not.
       {"INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT seq + k, id || k, "
        "'note', 't', '{\"schema\":\"benchledger/1\",\"type\":\"note\",\"id\":\"x\","
        "\"time\":\"t\",\"prev\":\"' || CASE k WHEN 1 THEN encode(sha256(convert_to(bytes, "
        "'UTF8')), 'hex') ELSE repeat('0', 64) END || '\"}' FROM benchledger_records, "
        "generate_series(1, 2) AS k WHERE seq = (SELECT max(seq) FROM benchledger_records)",
-       "does not chain on (it is not shaped as a record, or its prev is not the SHA-256 of "
-       "record "},
+       "is refused: its type, id or time column disagrees with its bytes"},
       {"INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT max(seq) + 5, "
        "'01JDQ8Z6X0000000000000000Z', 'note', 't', '{}' FROM benchledger_records",
        "not numbered on from the last one"},
@@ -296,7 +308,67 @@ TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") 
   const ProcessResult file = run_ledger({"grant", "ci", "--ledger", (dir / "l.ndjson").string()});
   CHECK(file.exit_code == 2);
   CHECK_THAT(file.err, Catch::Contains("for postgresql:// ledgers"));
-  db_dir.reset();  // the database goes before the role whose privileges it holds
+}
+
+namespace {
+
+// An INSERT of one row with these columns, values quoted with dollar quotes.
+std::string insert_row(std::int64_t seq, const Columns& columns, const std::string& bytes) {
+  const auto quoted = [](const std::optional<std::string>& value) {
+    return value ? "$q$" + *value + "$q$" : std::string("NULL");
+  };
+  return "INSERT INTO benchledger_records (seq, id, type, time, run, label, bench, params, "
+         "git_commit, target, bytes) VALUES (" +
+         std::to_string(seq) + ", " + quoted(columns.id) + ", " + quoted(columns.type) + ", " +
+         quoted(columns.time) + ", " + quoted(columns.run) + ", " + quoted(columns.label) + ", " +
+         quoted(columns.bench) + ", " + quoted(columns.params) + ", " + quoted(columns.git_commit) +
+         ", " + quoted(columns.target) + ", " + quoted(bytes) + ")";
+}
+
+}  // namespace
+
+TEST_CASE("the CI role cannot insert a row that chains on but is not exactly one record") {
+  const RoleAndLedger scratch;
+  REQUIRE(run_ledger({"grant", scratch.role.name(), "--ledger", scratch.uri}).exit_code == 0);
+  const std::string ci = as_user(scratch.uri, scratch.role.name());
+  const VerifyReport before = open_store(ci)->verify(std::nullopt);
+  REQUIRE(before.ok);
+  const std::int64_t seq = before.records + 1;
+
+  // Each row below carries the right seq and, where it has one, the right prev.
+  const Record run = fresh_batch("current", 0)[0];
+  const std::string bytes = serialize(run, before.head);
+  const Columns columns = columns_of(run);
+  Columns baseline = columns;
+  baseline.label = "baseline";
+  Columns wrong_id = columns;
+  wrong_id.id = new_ulid();
+  const std::vector<std::tuple<std::string, std::string, std::string>> rows = {
+      {"junk after the JSON", insert_row(seq, columns, bytes + "junk"), "is refused"},
+      {"a second JSON value", insert_row(seq, columns, bytes + "{}"), "not one JSON value"},
+      {"only a header", insert_row(seq, columns, bytes.substr(0, bytes.find(",\"label\"")) + "}"),
+       "lacks a field a run record has"},
+      {"a label column naming another run", insert_row(seq, baseline, bytes), "indexed columns"},
+      {"an id column that is not the record's", insert_row(seq, wrong_id, bytes),
+       "column disagrees with its bytes"},
+      {"a line break inside", insert_row(seq, columns, bytes.substr(0, bytes.size() - 1) + "\n}"),
+       "holds a line break"},
+  };
+  for (const auto& [what, sql, reason] : rows) {
+    INFO(what << ": " << sql);
+    const ProcessResult result = psql(ci, sql);
+    CHECK(result.exit_code != 0);
+    CHECK_THAT(result.err, Catch::Contains("record " + std::to_string(seq) + " is refused") &&
+                               Catch::Contains(reason));
+  }
+  // Nothing got in: the ledger verifies and the CI role appends on as before.
+  CHECK(open_store(ci)->verify(before.head).ok);
+  CHECK(psql(ci, insert_row(seq, columns, bytes)).exit_code == 0);
+  const ProcessResult note = run_ledger({"note", "current", "--kind", "comment", "--text", "on top",
+                                         "--author", "ci", "--ledger", ci});
+  INFO(note.err);
+  CHECK(note.exit_code == 0);
+  CHECK(run_ledger({"verify", "--ledger", ci}).exit_code == 0);
 }
 
 TEST_CASE("a PostgreSQL ledger refuses a table it did not make and a database that converts") {

@@ -89,11 +89,39 @@ std::int64_t rfind_newline(int fd, std::int64_t before, const std::string& name,
   return -1;
 }
 
-// The hash of the last complete line of [0, end), where end is just after a '\n' (or 0).
-std::string last_line_hash(int fd, std::int64_t end, const std::string& name) {
+// The line that ends just before `end` (the offset after its '\n'), and where it starts; nullopt
+// when it is over the line limit (read no further than the limit).
+std::optional<std::pair<std::int64_t, std::string>> line_before(int fd, std::int64_t end,
+                                                                const std::string& name) {
+  const std::int64_t lowest =
+      std::max<std::int64_t>(0, end - 1 - static_cast<std::int64_t>(k_max_line_bytes) - 1);
+  const std::int64_t newline = rfind_newline(fd, end - 1, name, lowest);
+  if (newline < 0 && lowest > 0) return std::nullopt;
+  const std::int64_t start = newline + 1;
+  return std::pair{start, read_range(fd, start, end - 1, name)};
+}
+
+// The head to chain a batch onto: the hash of the last complete line of [0, end), where end is
+// just after a '\n' (or 0), once that line is checked (checked_tail). Reads the last two lines
+// only, backwards, whatever the ledger's size.
+std::string checked_head(int fd, std::int64_t end, const std::string& name) {
   if (end == 0) return std::string(k_zero_hash);
-  const std::int64_t start = rfind_newline(fd, end - 1, name) + 1;
-  return sha256_hex(read_range(fd, start, end - 1, name));
+  const auto refuse_long = [&](const char* which) {
+    throw IntegrityError(fmt::format(
+        "cannot append to {}: {} is over the limit of {} bytes a line (nothing was written; "
+        "run `benchledger ledger verify`)",
+        name, which, k_max_line_bytes));
+  };
+  const auto last = line_before(fd, end, name);
+  if (!last) refuse_long("its last line");
+  std::optional<std::string> before;
+  if (last->first > 0) {
+    auto line = line_before(fd, last->first, name);
+    if (!line) refuse_long("the line before its last");
+    before = std::move(line->second);
+  }
+  return checked_tail(name, "its last line", last->second,
+                      before ? std::optional<std::string_view>(*before) : std::nullopt);
 }
 
 void fsync_directory(const std::filesystem::path& dir) {
@@ -407,7 +435,9 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
   }
 
   const std::int64_t size = repair(fd.get(), file, name, m_warnings);
-  std::string head = last_line_hash(fd.get(), size, name);
+  // A tail that does not verify refuses the batch: chained on, one bad record would be buried
+  // under acknowledged ones.
+  std::string head = checked_head(fd.get(), size, name);
 
   AppendResult result;
   if (import) {
@@ -737,12 +767,13 @@ VerifyReport NdjsonStore::verify(const std::optional<std::string>& head) const {
   ChainVerifier verifier(m_path.string(), "line", head);
   const bool exists = read_lines([&](const LineVisit& line) {
     if (line.too_long) {
-      verifier.add_bad(line.number, "",
-                       fmt::format("record is {} bytes, over the limit of {} bytes a line",
-                                   line.length, k_max_line_bytes));
-      return false;
+      verifier.add_unreadable(line.number,
+                              fmt::format("record is {} bytes, over the limit of {} bytes a line",
+                                          line.length, k_max_line_bytes));
+    } else {
+      verifier.add(line.number, line.bytes);
     }
-    return verifier.add(line.number, line.bytes);
+    return true;  // on past a bad line: nothing after it may go unchecked
   });
   if (!exists) throw Error(fmt::format("cannot verify {}: it does not exist", m_path.string()));
   for (const auto& warning : m_warnings) verifier.warn(warning);

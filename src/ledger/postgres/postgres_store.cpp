@@ -77,21 +77,29 @@ CREATE TRIGGER benchledger_refuse_truncate BEFORE TRUNCATE ON benchledger_record
 )sql";
 
 // The database keeps the chain itself: after every INSERT statement, its rows must be numbered
-// on from the last row before them, begin as a canonical record begins, and carry in `prev` the
-// SHA-256 of the bytes of the row before. So a role that may only insert (`ledger grant`) can
-// append records, and cannot append a row that breaks the chain for everyone else. One check a
-// statement, over its rows (a transition table), not a trigger a row. Built-in functions are
-// named with their schema, so that no function of the same name elsewhere can stand in; {0} is
-// the table's schema.
-constexpr const char* k_chain_sql = R"sql(
+// on from the last row before them, carry in `prev` the SHA-256 of the bytes of the row before,
+// and each be exactly one record: the bytes parse as one JSON object (jsonb: junk after it, or a
+// second value, fails the parse) that begins as a canonical record begins and is one line, with
+// the fields its type requires, of the right JSON types, and the row's columns must say what
+// the bytes say (a `label` column that names another run would send `show baseline` to it). So
+// a role that may only insert (`ledger grant`) can append records, and cannot append a row that
+// breaks the chain, or blinds readers, for everyone else. One check a statement, over its rows
+// (a transition table), not a trigger a row; the bytes are parsed once, and parsed again row by
+// row only when the statement fails, to name the row. What it does not check is verify's: the
+// full rules of parse_record() (a metric's summary, numbers' ranges). Built-in functions are named
+// with their schema, so that no function of the same name elsewhere can stand in; @SCHEMA@ is the
+// table's schema.
+constexpr const char* k_chain_function_sql = R"sql(
 CREATE OR REPLACE FUNCTION benchledger_chain_on() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, {0}, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, @SCHEMA@, pg_temp AS $$
 DECLARE
   first_seq bigint;
   last_seq bigint;
   rows bigint;
   start_hash text;
   bad bigint;
+  why text;
+  r record;
 BEGIN
   SELECT pg_catalog.min(seq), pg_catalog.max(seq), pg_catalog.count(*)
     INTO first_seq, last_seq, rows FROM new_rows;
@@ -99,35 +107,110 @@ BEGIN
     RETURN NULL;
   END IF;
   IF last_seq - first_seq + 1 <> rows
-     OR (SELECT pg_catalog.count(*) FROM {0}.benchledger_records WHERE seq >= first_seq) <> rows
+     OR (SELECT pg_catalog.count(*) FROM @SCHEMA@.benchledger_records WHERE seq >= first_seq) <> rows
   THEN
     RAISE EXCEPTION 'benchledger ledger is append-only: records go after the last one, numbered on from it';
   END IF;
   SELECT pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(bytes, 'UTF8')), 'hex')
-    INTO start_hash FROM {0}.benchledger_records WHERE seq = first_seq - 1;
+    INTO start_hash FROM @SCHEMA@.benchledger_records WHERE seq = first_seq - 1;
   IF start_hash IS NULL THEN
     IF first_seq <> 1 THEN
       RAISE EXCEPTION 'benchledger ledger is append-only: record % is not numbered on from the last one', first_seq;
     END IF;
     start_hash := pg_catalog.repeat('0', 64);
   END IF;
-  -- A canonical record begins {{"schema":"benchledger/1","type":"…","id":"…","time":"…","prev":"…",
-  -- so the first "prev":" is the header's: nothing a user wrote comes before it.
-  SELECT pg_catalog.min(seq) INTO bad FROM (
-    SELECT seq, bytes,
-           pg_catalog.strpos(bytes, '"prev":"') AS at,
-           coalesce(pg_catalog.lag(pg_catalog.encode(pg_catalog.sha256(
-               pg_catalog.convert_to(bytes, 'UTF8')), 'hex')) OVER (ORDER BY seq),
-             start_hash) AS expected
-    FROM new_rows) AS chained
-  WHERE pg_catalog.left(bytes, 34) <> '{{"schema":"benchledger/1","type":"'
-     OR at = 0
-     OR pg_catalog.substr(bytes, at + 8, 65) <> expected || '"';
+  BEGIN
+    SELECT seq, problem INTO bad, why FROM (
+      SELECT seq, CASE
+        -- A canonical record begins {"schema":"benchledger/1","type":"…","id":"…","time":"…",
+        -- "prev":"…", so the first "prev":" is the header's: nothing a user wrote comes before it.
+        WHEN pg_catalog.left(bytes, 34) <> '{"schema":"benchledger/1","type":"'
+             OR pg_catalog.right(bytes, 1) <> '}'
+          THEN 'it is not shaped as a record (one JSON object that begins {"schema":"benchledger/1","type":")'
+        WHEN pg_catalog.strpos(bytes, E'\n') > 0 OR pg_catalog.strpos(bytes, E'\r') > 0
+          THEN 'it holds a line break: a record is one line'
+        WHEN at = 0 OR pg_catalog.substr(bytes, at + 8, 65) <> expected || '"'
+             OR pg_catalog.jsonb_typeof(j -> 'prev') IS DISTINCT FROM 'string'
+             OR j ->> 'prev' <> expected
+          THEN 'it does not chain on: its prev is not the SHA-256 of record ' || (seq - 1)
+        WHEN pg_catalog.jsonb_typeof(j -> 'type') IS DISTINCT FROM 'string'
+             OR pg_catalog.jsonb_typeof(j -> 'id') IS DISTINCT FROM 'string'
+             OR pg_catalog.jsonb_typeof(j -> 'time') IS DISTINCT FROM 'string'
+             OR j ->> 'schema' IS DISTINCT FROM 'benchledger/1'
+             OR j ->> 'type' <> type OR j ->> 'id' <> id OR j ->> 'time' <> time
+          THEN 'its type, id or time column disagrees with its bytes'
+        WHEN id !~ '^[0-7][0-9A-HJKMNP-TV-Z]{25}$'
+             OR time !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
+          THEN 'its id is not a ULID, or its time not RFC 3339 UTC with microseconds'
+        WHEN type = 'run' AND NOT (
+               j ?& ARRAY['label', 'project', 'git', 'env', 'warnings', 'command', 'source']
+               AND pg_catalog.jsonb_typeof(j -> 'label') IN ('string', 'null')
+               AND pg_catalog.jsonb_typeof(j -> 'project') = 'string'
+               AND pg_catalog.jsonb_typeof(j -> 'git') = 'object'
+               AND (j -> 'git') ?& ARRAY['commit', 'branch', 'dirty']
+               AND pg_catalog.jsonb_typeof(j -> 'git' -> 'commit') IN ('string', 'null')
+               AND pg_catalog.jsonb_typeof(j -> 'env') = 'object'
+               AND pg_catalog.jsonb_typeof(j -> 'warnings') = 'array'
+               AND pg_catalog.jsonb_typeof(j -> 'command') = 'array'
+               AND pg_catalog.jsonb_typeof(j -> 'source') = 'string')
+          THEN 'it lacks a field a run record has, or one is of the wrong JSON type'
+        WHEN type = 'result' AND NOT (
+               j ?& ARRAY['run', 'bench', 'params', 'metrics', 'primary', 'ops', 'errors']
+               AND pg_catalog.jsonb_typeof(j -> 'run') = 'string'
+               AND j ->> 'run' ~ '^[0-7][0-9A-HJKMNP-TV-Z]{25}$'
+               AND pg_catalog.jsonb_typeof(j -> 'bench') = 'string' AND j ->> 'bench' <> ''
+               AND pg_catalog.jsonb_typeof(j -> 'params') = 'object'
+               AND pg_catalog.jsonb_typeof(j -> 'metrics') = 'object'
+               AND pg_catalog.jsonb_typeof(j -> 'primary') = 'string'
+               AND (j -> 'metrics') ? (j ->> 'primary')
+               AND pg_catalog.jsonb_typeof(j -> 'ops') = 'number'
+               AND pg_catalog.jsonb_typeof(j -> 'errors') = 'number')
+          THEN 'it lacks a field a result record has, or one is of the wrong JSON type'
+        WHEN type = 'note' AND NOT (
+               j ?& ARRAY['target', 'bench', 'kind', 'text', 'author']
+               AND pg_catalog.jsonb_typeof(j -> 'target') = 'string'
+               AND j ->> 'target' ~ '^[0-7][0-9A-HJKMNP-TV-Z]{25}$'
+               AND pg_catalog.jsonb_typeof(j -> 'bench') IN ('string', 'null')
+               AND j ->> 'kind' IN ('accept-regression', 'invalidate', 'comment')
+               AND pg_catalog.jsonb_typeof(j -> 'text') = 'string'
+               AND pg_catalog.jsonb_typeof(j -> 'author') = 'string')
+          THEN 'it lacks a field a note record has, or one is of the wrong JSON type'
+        WHEN label IS DISTINCT FROM (CASE type WHEN 'run' THEN j ->> 'label' END)
+             OR git_commit IS DISTINCT FROM (CASE type WHEN 'run' THEN j -> 'git' ->> 'commit' END)
+             OR run IS DISTINCT FROM (CASE type WHEN 'result' THEN j ->> 'run' END)
+             OR bench IS DISTINCT FROM (CASE WHEN type <> 'run' THEN j ->> 'bench' END)
+             OR params::pg_catalog.jsonb IS DISTINCT FROM (CASE type WHEN 'result' THEN j -> 'params' END)
+             OR target IS DISTINCT FROM (CASE type WHEN 'note' THEN j ->> 'target' END)
+          THEN 'its indexed columns (run, label, bench, params, git_commit, target) disagree with its bytes'
+        END AS problem
+      FROM (
+        SELECT n.*, n.bytes::pg_catalog.jsonb AS j,
+               pg_catalog.strpos(n.bytes, '"prev":"') AS at,
+               coalesce(pg_catalog.lag(pg_catalog.encode(pg_catalog.sha256(
+                   pg_catalog.convert_to(n.bytes, 'UTF8')), 'hex')) OVER (ORDER BY n.seq),
+                 start_hash) AS expected
+        FROM new_rows n) AS parsed
+    ) AS checked
+    WHERE problem IS NOT NULL ORDER BY seq LIMIT 1;
+  EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+    -- Some row is not JSON: find the first, one row at a time (only on this path).
+    FOR r IN SELECT n.seq, n.bytes, n.params FROM new_rows n ORDER BY n.seq LOOP
+      BEGIN
+        PERFORM r.bytes::pg_catalog.jsonb, r.params::pg_catalog.jsonb;
+      EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+        RAISE EXCEPTION 'benchledger ledger is append-only: record % is refused: its bytes (or its params column) are not one JSON value: %', r.seq, SQLERRM;
+      END;
+    END LOOP;
+    RAISE;
+  END;
   IF bad IS NOT NULL THEN
-    RAISE EXCEPTION 'benchledger ledger is append-only: record % does not chain on (it is not shaped as a record, or its prev is not the SHA-256 of record %)', bad, bad - 1;
+    RAISE EXCEPTION 'benchledger ledger is append-only: record % is refused: %', bad, why;
   END IF;
   RETURN NULL;
 END $$;
+)sql";
+
+constexpr const char* k_chain_trigger_sql = R"sql(
 CREATE TRIGGER benchledger_chain_on AFTER INSERT ON benchledger_records
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION benchledger_chain_on();
 )sql";
@@ -218,6 +301,16 @@ void begin_append(pqxx::work& txn, bool default_lock_timeout) {
   txn.exec(fmt::format("SELECT pg_advisory_xact_lock({})", k_lock_key));
 }
 
+// The chain check's function, for the table in `schema` (quoted).
+std::string chain_function_sql(const std::string& schema) {
+  std::string sql = k_chain_function_sql;
+  for (std::size_t at = sql.find("@SCHEMA@"); at != std::string::npos;
+       at = sql.find("@SCHEMA@", at + schema.size())) {
+    sql.replace(at, 8, schema);
+  }
+  return sql;
+}
+
 // Creates the table under the advisory lock (already held) if it is missing; checks it if not.
 void create_or_check(pqxx::work& txn, const std::string& name) {
   if (table_exists(txn)) {
@@ -228,7 +321,8 @@ void create_or_check(pqxx::work& txn, const std::string& name) {
   // The chain check names the table, so it runs with the search_path the table was made in:
   // nobody's temporary table of that name can stand in for it.
   const std::string schema = txn.exec("SELECT current_schema()")[0][0].c_str();
-  txn.exec(fmt::format(k_chain_sql, txn.quote_name(schema)));
+  txn.exec(chain_function_sql(txn.quote_name(schema)));
+  txn.exec(k_chain_trigger_sql);
   txn.exec(fmt::format("COMMENT ON TABLE benchledger_records IS {}",
                        txn.quote(std::string(k_table_comment))));
 }
@@ -304,11 +398,17 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
     std::string head(k_zero_hash);
     std::int64_t seq = 0;
     {
+      // The last two records: a tail that does not verify refuses the batch (checked_tail).
       const pqxx::result last =
-          txn.exec("SELECT seq, bytes FROM benchledger_records ORDER BY seq DESC LIMIT 1");
+          txn.exec("SELECT seq, bytes FROM benchledger_records ORDER BY seq DESC LIMIT 2");
       if (!last.empty()) {
         seq = last[0][0].as<std::int64_t>();
-        head = sha256_hex(std::string_view(last[0][1].c_str(), last[0][1].size()));
+        head =
+            checked_tail(m_name, fmt::format("its last record (record {})", seq),
+                         std::string_view(last[0][1].c_str(), last[0][1].size()),
+                         last.size() > 1 ? std::optional<std::string_view>(
+                                               std::in_place, last[1][1].c_str(), last[1][1].size())
+                                         : std::nullopt);
       }
     }
     if (import) {
@@ -368,6 +468,8 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
     result.head = head;
     return result;
   } catch (const ConflictError&) {
+    throw;
+  } catch (const IntegrityError&) {  // checked_tail's message says nothing was written
     throw;
   } catch (const pqxx::in_doubt_error& e) {
     m_connection.reset();
@@ -557,11 +659,12 @@ VerifyReport PostgresStore::verify(const std::optional<std::string>& head) const
   const bool exists =
       query_rows(fmt::format("SELECT {} FROM benchledger_records ORDER BY seq", k_columns),
                  [&](const Row& row) {
-                   return verify_row(verifier, integer(row[0]), text(row[1]),
-                                     Columns{std::string(text(row[2])), std::string(text(row[3])),
-                                             std::string(text(row[4])), nullable(row[5]),
-                                             nullable(row[6]), nullable(row[7]), nullable(row[8]),
-                                             nullable(row[9]), nullable(row[10])});
+                   verify_row(verifier, integer(row[0]), text(row[1]),
+                              Columns{std::string(text(row[2])), std::string(text(row[3])),
+                                      std::string(text(row[4])), nullable(row[5]), nullable(row[6]),
+                                      nullable(row[7]), nullable(row[8]), nullable(row[9]),
+                                      nullable(row[10])});
+                   return true;  // on past a bad record: nothing after it may go unchecked
                  });
   if (!exists) {
     throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
@@ -575,6 +678,14 @@ void PostgresStore::grant_append_only(const std::string& role) {
     pqxx::work txn(c.connection);
     begin_append(txn, c.default_lock_timeout);
     create_or_check(txn, m_name);
+    // The owner brings the chain check up to date: a table made by an older version keeps the
+    // check it was made with, which a role granted now must not be able to slip past.
+    const std::string schema =
+        txn.exec(
+               "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+               "WHERE c.oid = to_regclass('benchledger_records')")[0][0]
+            .c_str();
+    txn.exec(chain_function_sql(txn.quote_name(schema)));
     const std::string quoted = txn.quote(role);
     const std::string name = txn.quote_name(role);
     if (txn.exec("SELECT 1 FROM pg_roles WHERE rolname = " + quoted).empty()) {

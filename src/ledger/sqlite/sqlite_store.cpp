@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -187,6 +189,49 @@ void enter_wal_mode(sqlite3* db, const std::string& name) {
   }
 }
 
+// A connection that cannot write a database in WAL mode still needs its `-shm` index, which
+// SQLite creates beside the file: without write access to the directory, every read then fails
+// with "attempt to write a readonly database". When no write-ahead log holds records the file
+// lacks (no `-wal`, or an empty one: the last connection checkpointed it), the file alone is
+// the ledger, and it is read as immutable, with no `-shm` at all. A `-wal` with records in it
+// cannot be read that way: that is refused with what to do. Returns the connection to read
+// with (`db` itself when it reads), closing `db` if it is replaced (and clearing `writable`);
+// throws Error.
+sqlite3* readable(sqlite3* db, const std::filesystem::path& path, bool& writable) {
+  const std::string name = path.string();
+  const int rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  const int code = rc & 0xff;
+  if (rc == SQLITE_OK || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN)) return db;
+  sqlite3_close_v2(db);
+  writable = false;
+  struct stat wal {};
+  if (::stat((name + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+    throw Error(fmt::format(
+        "cannot read {} without write access to its directory: its write-ahead log {}-wal holds "
+        "records not yet in the file, and SQLite needs to create {}-shm to read them (read it "
+        "as a user who may write the directory, or have its owner run `sqlite3 {} \"PRAGMA "
+        "wal_checkpoint(TRUNCATE)\"`)",
+        name, name, name, name));
+  }
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02x}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  uri += "?immutable=1";
+  db = nullptr;
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
+      SQLITE_OK) {
+    const std::string message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close_v2(db);
+    throw Error(fmt::format("cannot open {} read-only: {}", name, message));
+  }
+  return db;
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(std::string uri, std::filesystem::path path)
@@ -213,7 +258,6 @@ sqlite3* SqliteStore::reader() const {
   check_ledger_kind(m_path, file, st.st_mode);
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
-  m_writable = rc == SQLITE_OK;
   if (rc != SQLITE_OK) {
     sqlite3_close_v2(db);
     db = nullptr;
@@ -224,6 +268,9 @@ sqlite3* SqliteStore::reader() const {
     sqlite3_close_v2(db);
     throw Error(fmt::format("cannot open {}: {}", name, message));
   }
+  // SQLite opens a file it may not write read-only, even when asked for read-write.
+  m_writable = sqlite3_db_readonly(db, "main") == 0;
+  db = readable(db, file, m_writable);
   sqlite3_busy_timeout(db, k_busy_timeout_ms);
   m_db = db;
   check_ours(m_db, name);
@@ -296,6 +343,14 @@ AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool 
   try {
     AppendResult result;
     if (!table_exists(db, name)) {
+      // The table and the file's application_id come with the first records, never without:
+      // so a file marked as a ledger has records, and verify refuses one whose table is gone
+      // or empty.
+      if (pending.empty()) {
+        exec(db, "ROLLBACK", context);
+        result.head = std::string(k_zero_hash);
+        return result;
+      }
       exec(db, k_schema_sql, context);
       exec(db, fmt::format("PRAGMA application_id = {}", k_application_id).c_str(), context);
       exec(db, "PRAGMA user_version = 1", context);
@@ -303,10 +358,15 @@ AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool 
     std::string head(k_zero_hash);
     std::int64_t seq = 0;
     {
-      Statement last(db, "SELECT seq, bytes FROM records ORDER BY seq DESC LIMIT 1", context);
+      // The last two records: a tail that does not verify refuses the batch (checked_tail).
+      Statement last(db, "SELECT seq, bytes FROM records ORDER BY seq DESC LIMIT 2", context);
       if (last.step()) {
         seq = last.integer(0);
-        head = sha256_hex(last.text(1));
+        const std::string bytes(last.text(1));
+        std::optional<std::string> before;
+        if (last.step()) before = std::string(last.text(1));
+        head = checked_tail(name, fmt::format("its last record (record {})", seq), bytes,
+                            before ? std::optional<std::string_view>(*before) : std::nullopt);
       }
     }
     if (import) {
@@ -361,6 +421,9 @@ AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool 
     result.head = head;
     return result;
   } catch (const ConflictError&) {
+    exec(db, "ROLLBACK", context);
+    throw;
+  } catch (const IntegrityError&) {  // checked_tail's message says nothing was written
     exec(db, "ROLLBACK", context);
     throw;
   } catch (const Error& e) {
@@ -525,23 +588,136 @@ std::vector<RunListing> SqliteStore::log(std::size_t limit) const {
   return out;
 }
 
+namespace {
+
+// The schema's objects as sqlite_master holds them, by type and name: SQL text as stored.
+std::map<std::pair<std::string, std::string>, std::optional<std::string>> schema_objects(
+    sqlite3* db, const std::string& name) {
+  std::map<std::pair<std::string, std::string>, std::optional<std::string>> out;
+  Statement query(db,
+                  "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%'",
+                  "cannot read the schema of " + name);
+  while (query.step()) {
+    out[{std::string(query.text(0)), std::string(query.text(1))}] = query.nullable_text(2);
+  }
+  return out;
+}
+
+// What the store creates, read back from a database made with it in memory: compared object by
+// object, so an edit to k_schema_sql needs no second copy here.
+const std::map<std::pair<std::string, std::string>, std::optional<std::string>>& expected_schema() {
+  static const auto expected = [] {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      sqlite3_close_v2(db);
+      throw Error("cannot open an in-memory SQLite database");
+    }
+    try {
+      exec(db, k_schema_sql, "the ledger's schema");
+      auto objects = schema_objects(db, "the ledger's schema");
+      sqlite3_close_v2(db);
+      return objects;
+    } catch (...) {
+      sqlite3_close_v2(db);
+      throw;
+    }
+  }();
+  return expected;
+}
+
+// The breaks of the file itself: SQLite's integrity check (every page, every index against its
+// table: quick_check does not compare indexes with tables, and an index page copied from another
+// copy of the ledger sends queries to the wrong rows), then the schema, object by object, against
+// what the store creates: a trigger dropped or its SQL changed (PRAGMA writable_schema) no longer
+// guards the table.
+void verify_file(sqlite3* db, const std::string& name, ChainVerifier& verifier) {
+  {
+    Statement check(db, "PRAGMA integrity_check(100)", "cannot check " + name);
+    while (check.step()) {
+      if (check.text(0) == "ok") break;
+      verifier.add_ledger_break("SQLite's integrity check: " + std::string(check.text(0)) +
+                                " (the file was changed outside SQLite)");
+    }
+  }
+  const auto found = schema_objects(db, name);
+  for (const auto& [key, sql] : expected_schema()) {
+    const auto it = found.find(key);
+    if (it == found.end()) {
+      verifier.add_ledger_break(fmt::format(
+          "its {} {} is missing: the file was changed outside benchledger{}", key.first, key.second,
+          key.first == "trigger" ? ", and the table is no longer append-only" : ""));
+    } else if (it->second != sql) {
+      verifier.add_ledger_break(fmt::format(
+          "its {} {} is not the one benchledger creates (its SQL was changed, through PRAGMA "
+          "writable_schema or by dropping and creating it again): {}",
+          key.first, key.second, it->second.value_or("(no SQL)")));
+    }
+  }
+  for (const auto& [key, sql] : found) {
+    if (expected_schema().count(key) == 0) {
+      verifier.add_ledger_break(fmt::format("it holds a {} {} that benchledger does not create: {}",
+                                            key.first, key.second, sql.value_or("(no SQL)")));
+    }
+  }
+}
+
+}  // namespace
+
 VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
   m_warnings.clear();
   const std::string name = m_path.string();
   sqlite3* db = reader();
   if (db == nullptr) throw Error(fmt::format("cannot verify {}: it does not exist", name));
   ChainVerifier verifier(name, "record", head);
-  query_rows(
-      db,
-      "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
-      "FROM records ORDER BY seq",
-      name, k_no_binding, [&](Statement& row) {
-        return verify_row(
-            verifier, row.integer(0), row.text(10),
-            Columns{std::string(row.text(1)), std::string(row.text(2)), std::string(row.text(3)),
-                    row.nullable_text(4), row.nullable_text(5), row.nullable_text(6),
-                    row.nullable_text(7), row.nullable_text(8), row.nullable_text(9)});
-      });
+  // A ledger is expected where the file carries the ledger's application_id, which is written
+  // with the table and the first records in one transaction (append_records): its table must be
+  // there and hold records. A database with neither is not a ledger yet (nothing was ever
+  // appended), which verify refuses as it refuses a file that does not exist.
+  bool marked = false;
+  {
+    Statement query(db, "PRAGMA application_id", "cannot read " + name);
+    marked = query.step() && query.integer(0) == k_application_id;
+  }
+  if (!table_exists(db, name)) {
+    if (!marked) {
+      throw Error(fmt::format(
+          "cannot verify {}: it holds no ledger yet (an empty database: nothing was appended)",
+          name));
+    }
+    verifier.add_ledger_break(
+        "its table of records is missing, but the file is marked as a ledger (its "
+        "application_id): the table was dropped");
+    return verifier.finish();
+  }
+  bool any = false;
+  try {
+    verify_file(db, name, verifier);
+    query_rows(
+        db,
+        "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
+        "FROM records ORDER BY seq",
+        name, k_no_binding, [&](Statement& row) {
+          any = true;
+          verify_row(
+              verifier, row.integer(0), row.text(10),
+              Columns{std::string(row.text(1)), std::string(row.text(2)), std::string(row.text(3)),
+                      row.nullable_text(4), row.nullable_text(5), row.nullable_text(6),
+                      row.nullable_text(7), row.nullable_text(8), row.nullable_text(9)});
+          return true;  // on past a bad record: nothing after it may go unchecked
+        });
+  } catch (const Error& e) {
+    // A file too damaged to read on is a break like the others; anything else (a lock held
+    // past the busy timeout, say) says nothing about the ledger's integrity.
+    const int code = sqlite3_errcode(db);
+    if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB) throw;
+    verifier.add_ledger_break(std::string("SQLite cannot read on: ") + e.what());
+    return verifier.finish();
+  }
+  if (!any) {
+    verifier.add_ledger_break(
+        "its table of records is empty, but a ledger's table is created with its first "
+        "records: its rows were removed");
+  }
   return verifier.finish();
 }
 

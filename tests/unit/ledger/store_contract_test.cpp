@@ -6,6 +6,7 @@
 #include <benchledger/error.hpp>
 #include <benchledger/ledger.hpp>
 
+#include "ledger/canonical.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
 using namespace benchledger;
@@ -339,6 +340,34 @@ TEST_CASE("a saved head that is no longer in the ledger fails verify") {
     CHECK_THAT(report.problem,
                Catch::Contains("saved head ffff") && Catch::Contains("truncated or rewritten"));
   }
+}
+
+TEST_CASE("verify reads on past a bad record and lists every break with its position and id") {
+  ScratchDir dir;
+  const auto path = dir / "ledger.ndjson";
+  const auto store = open_store(path.string());
+  store->append(fresh_batch("baseline", 2));
+  const AppendResult last = store->append(fresh_batch("current", 2));
+  auto lines = split_lines(read_file(path));
+  const std::string fourth_id(peek_canonical(lines[3])->id);
+  lines[2] = "not a record";  // line 3: a break, and line 4's prev no longer matches
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  write_file(path, text);
+
+  const VerifyReport report = store->verify(last.head);
+  CHECK_FALSE(report.ok);
+  CHECK(report.records == 6);
+  CHECK(report.head == last.head);  // the saved head is found: it comes after the breaks
+  REQUIRE(report.breaks.size() == 2);
+  CHECK(report.break_count == 2);
+  CHECK(report.breaks[0].position == 3);
+  CHECK(report.breaks[0].id.empty());
+  CHECK_THAT(report.breaks[0].problem, Catch::Contains("line 3: not a valid record"));
+  CHECK(report.breaks[1].position == 4);
+  CHECK(report.breaks[1].id == fourth_id);
+  CHECK(report.bad_position == 3);
+  CHECK(report.problem == report.breaks[0].problem);
 }
 
 TEST_CASE("NDJSON records written by hand, not canonically, are still found") {
