@@ -33,6 +33,7 @@ struct CompareCliOptions {
   std::vector<std::string> metrics;
   std::string format = "table";
   bool require_same_env = false;
+  bool allow_missing = false;
 };
 
 // The verdicts --fail-on adds to regression (which fails the gate whatever it says).
@@ -75,6 +76,7 @@ int run_compare(const CompareCliOptions& options) {
   compare_options.metrics = options.metrics;
   compare_options.fail_on = parse_fail_on(options.fail_on);
   compare_options.require_same_env = options.require_same_env;
+  compare_options.allow_missing = options.allow_missing;
   compare_options.config = load_default_config();
 
   std::unique_ptr<ledger::Store> store;
@@ -158,14 +160,17 @@ Runner add_compare_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1000.0))
       ->default_str("5");
   sub->add_option("--fail-on", options->fail_on,
-                  "verdicts that fail the gate besides regression (which always does), "
-                  "comma-separated: inconclusive, missing, new")
+                  "verdicts that fail the gate besides failed, regression and missing (which "
+                  "always do), comma-separated: inconclusive, new")
       ->default_str("regression");
   sub->add_option("--metric", options->metrics,
                   "compare this metric (repeatable; default: each case's primary metric)");
   sub->add_option("--format", options->format, "table, md, json, junit or csv")
       ->check(CLI::IsMember({"table", "md", "json", "junit", "csv"}))
       ->default_str("table");
+  sub->add_flag("--allow-missing", options->allow_missing,
+                "a case in BASE only passes the gate (a deliberate removal; a remove note on the "
+                "case does the same for one case)");
   sub->add_flag("--require-same-env", options->require_same_env,
                 "differing environment fingerprints are an error (exit 2), not a warning");
   return [options]() -> int {

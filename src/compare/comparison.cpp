@@ -13,6 +13,7 @@
 #include <benchledger/error.hpp>
 
 #include "env/env.hpp"
+#include "model/failure.hpp"
 #include "stats/summary.hpp"
 
 namespace benchledger::compare {
@@ -96,22 +97,78 @@ std::vector<std::string> describe_differences(const Env& base, const Env& curren
   return out;
 }
 
-std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes,
-                                          const RunRecord& current_run,
-                                          const CaseResults* current_case) {
+// The first note of `kind` that covers a case: one on a run of `runs` (every case of it, or the
+// one bench the note names), or one on a result of the case.
+std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes, NoteKind kind,
+                                          std::span<const RunRecord> runs,
+                                          const CaseResults* the_case) {
+  if (the_case == nullptr) return std::nullopt;
   for (const NoteRecord& note : notes) {
-    if (note.kind != NoteKind::accept_regression) continue;
+    if (note.kind != kind) continue;
     bool covers = false;
-    if (note.target == current_run.header.id) {
-      covers = current_case != nullptr && (!note.bench || *note.bench == current_case->bench);
-    } else if (current_case != nullptr) {
-      for (const ResultRecord* result : current_case->results) {
+    if (std::any_of(runs.begin(), runs.end(),
+                    [&](const RunRecord& run) { return note.target == run.header.id; })) {
+      covers = !note.bench || *note.bench == the_case->bench;
+    } else {
+      for (const ResultRecord* result : the_case->results) {
         covers |= note.target == result->header.id;
       }
     }
     if (covers) return Acceptance{note.header.id, note.text, note.author};
   }
   return std::nullopt;
+}
+
+// Whether a side of a case measured: why not when every result of it failed, and the errors and
+// operations of the results that did.
+struct CaseHealth {
+  std::optional<std::string> failure;
+  std::int64_t errors = 0, ops = 0;
+  std::string primary = "failed";  // of the first result that measured
+};
+
+CaseHealth health_of(const CaseResults* the_case) {
+  CaseHealth health;
+  if (the_case == nullptr) return health;
+  std::optional<std::string> first_failure;
+  bool measured = false;
+  for (const ResultRecord* result : the_case->results) {
+    if (const auto failure = model::failure_of(*result)) {
+      if (!first_failure) first_failure = model::describe(*failure);
+      continue;
+    }
+    if (!measured) health.primary = result->primary;
+    measured = true;
+    health.errors += result->errors;
+    health.ops += result->ops;
+  }
+  if (!measured) health.failure = first_failure;
+  return health;
+}
+
+// Why the current side of a case counts as failed, or nothing when it does not: every result
+// failed, or it counts errors where the base (which measured) counted none.
+std::optional<std::string> current_failure(const CaseResults* base_case, const CaseHealth& base,
+                                           const CaseResults* current_case,
+                                           const CaseHealth& current) {
+  if (current_case == nullptr) return std::nullopt;
+  if (current.failure) return "the current side failed: " + *current.failure;
+  if (base_case != nullptr && !base.failure && base.errors == 0 && current.errors > 0) {
+    return fmt::format(
+        "the current side counts {} {} in {} operations where the base counted "
+        "none",
+        current.errors, current.errors == 1 ? "error" : "errors", current.ops);
+  }
+  return std::nullopt;
+}
+
+// `01J… (baseline), 12 cases`, for the message that says there is nothing to compare.
+std::string side_text(const Side& side, std::size_t cases) {
+  const RunRecord& run = side.runs.front();
+  std::string text = "run " + run.header.id;
+  if (run.label) text += " (" + *run.label + ")";
+  if (side.runs.size() > 1) text += fmt::format(" and {} older runs", side.runs.size() - 1);
+  return text + fmt::format(" with {} {}", cases, cases == 1 ? "case" : "cases");
 }
 
 // Why an inconclusive comparison could not have been anything else, and what would do.
@@ -130,6 +187,10 @@ std::string unreachable_remark(const MetricAssessment& a) {
 }
 
 void check_options(const CompareOptions& options) {
+  if (options.allow_missing && std::find(options.fail_on.begin(), options.fail_on.end(),
+                                         Verdict::missing) != options.fail_on.end()) {
+    throw Error("--allow-missing and --fail-on missing contradict each other: give one");
+  }
   if (!(options.alpha > 0.0 && options.alpha < 1.0)) {
     throw Error(fmt::format("--alpha {} is outside (0, 1)", options.alpha));
   }
@@ -151,8 +212,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   report.alpha = options.alpha;
   report.threshold = options.threshold;
   report.test = options.test;
-  // A regression always fails the gate; fail_on can only add verdicts to it.
-  report.fail_on = {Verdict::regression};
+  // A failure and a regression always fail the gate, and a missing case does unless allowed:
+  // a benchmark that disappears is how a regression hides. fail_on can only add verdicts.
+  report.fail_on = {Verdict::failed, Verdict::regression};
+  if (!options.allow_missing) report.fail_on.push_back(Verdict::missing);
   for (const Verdict verdict : options.fail_on) {
     if (std::find(report.fail_on.begin(), report.fail_on.end(), verdict) == report.fail_on.end()) {
       report.fail_on.push_back(verdict);
@@ -218,10 +281,18 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   std::set<std::string> keys;
   for (const auto& [key, entry] : base_cases) keys.insert(key);
   for (const auto& [key, entry] : current_cases) keys.insert(key);
+  if (keys.size() == base_cases.size() + current_cases.size()) {
+    // Every case is missing or new: a renamed command or a label taken by another suite, not a
+    // comparison that passes.
+    throw Error(fmt::format("nothing to compare: no case of the base ({}) is in the current ({})",
+                            side_text(base, base_cases.size()),
+                            side_text(current, current_cases.size())));
+  }
 
   struct Pending {
     CaseComparison comparison;
     Pooled base, current;
+    const CaseResults* base_case = nullptr;
     const CaseResults* current_case = nullptr;
   };
   std::vector<Pending> pending;
@@ -231,35 +302,54 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     const CaseResults* base_case = b == base_cases.end() ? nullptr : &b->second;
     const CaseResults* current_case = c == current_cases.end() ? nullptr : &c->second;
     const CaseResults& any = current_case != nullptr ? *current_case : *base_case;
+    const CaseHealth base_health = health_of(base_case), current_health = health_of(current_case);
+    const std::optional<std::string> failure =
+        current_failure(base_case, base_health, current_case, current_health);
     std::vector<std::string> metrics = options.metrics;
     if (metrics.empty()) {
-      metrics.push_back(any.results.front()->primary);
-      if (current_case != nullptr && base_case != nullptr &&
-          base_case->results.front()->primary != metrics.front()) {
-        report.warnings.push_back(fmt::format(
-            "{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"", key,
-            base_case->results.front()->primary, metrics.front(), metrics.front()));
+      // The primary metric of a side that measured: a failed side has only "failed".
+      const bool current_measured = current_case != nullptr && !current_health.failure;
+      const bool base_measured = base_case != nullptr && !base_health.failure;
+      metrics.push_back(current_measured ? current_health.primary
+                        : base_measured  ? base_health.primary
+                                         : any.results.front()->primary);
+      if (current_measured && base_measured && base_health.primary != metrics.front()) {
+        report.warnings.push_back(
+            fmt::format("{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"",
+                        key, base_health.primary, metrics.front(), metrics.front()));
       }
     }
     for (const std::string& metric : metrics) {
       Pending item;
       item.base = pool(base_case, metric);
-      item.current = pool(current_case, metric);
+      // A side that failed has no value to show ("failed", 1 count, is not a measurement).
+      if (!current_health.failure) item.current = pool(current_case, metric);
       item.current_case = current_case;
-      if (item.base.first == nullptr && item.current.first == nullptr) continue;
+      item.base_case = base_case;
+      if (item.base.first == nullptr && item.current.first == nullptr && !failure) continue;
       metrics_seen.insert(metric);
       CaseComparison& cc = item.comparison;
       cc.bench = any.bench;
       cc.params = any.params;
       cc.metric = metric;
-      const Metric& shown = item.current.first != nullptr ? *item.current.first : *item.base.first;
-      cc.unit = shown.unit;
-      cc.better = shown.better;
+      const Metric* shown = item.current.first != nullptr ? item.current.first : item.base.first;
+      if (shown != nullptr) {
+        cc.unit = shown->unit;
+        cc.better = shown->better;
+      }
       cc.threshold = options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
       cc.base_n = item.base.values.size();
       cc.current_n = item.current.values.size();
-      if (item.base.first == nullptr) {
+      // A remark set here keeps the case out of the statistics below.
+      if (failure) {
+        cc.verdict = Verdict::failed;
+        cc.remark = *failure;
+      } else if (item.base.first == nullptr) {
         cc.verdict = Verdict::new_case;
+        if (base_health.failure) {
+          cc.remark =
+              "the base side failed (" + *base_health.failure + "): nothing to compare against";
+        }
       } else if (item.current.first == nullptr) {
         cc.verdict = Verdict::missing;
       } else if (item.base.first->unit != item.current.first->unit ||
@@ -323,7 +413,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     if (item.base.first != nullptr) cc.base_center = stats::median(item.base.values);
     if (item.current.first != nullptr) cc.current_center = stats::median(item.current.values);
     if (cc.verdict == Verdict::regression) {
-      cc.accepted = find_acceptance(notes, current_run, item.current_case);
+      cc.accepted =
+          find_acceptance(notes, NoteKind::accept_regression, current.runs, item.current_case);
+    } else if (cc.verdict == Verdict::missing) {
+      cc.accepted = find_acceptance(notes, NoteKind::remove, base.runs, item.base_case);
     }
     const bool failing_verdict =
         std::find(report.fail_on.begin(), report.fail_on.end(), cc.verdict) != report.fail_on.end();

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "report/compare_render.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
@@ -741,10 +742,10 @@ void add_runs(Document& doc, const ReportInput& input) {
   row("Project", [](const RunRecord& r) { return text_cell(r.project); });
   row("Git", [](const RunRecord& r) {
     if (!r.git.commit) return text_cell(k_missing);
-    Text text{code(r.git.commit->substr(0, 12))};
+    Text text{code(format_commit(r.git))};
     std::string rest;
     if (r.git.branch) rest += " on " + *r.git.branch;
-    if (r.git.dirty && *r.git.dirty) rest += ", uncommitted changes";
+    if (r.git.dirty && *r.git.dirty) rest += " (uncommitted changes)";
     if (!rest.empty()) text.push_back(plain(rest));
     return Cell{std::move(text), {}, {}};
   });
@@ -806,18 +807,14 @@ void add_environment(Document& doc, const ReportInput& input) {
 
 // ---- comparison ----------------------------------------------------------------------------
 
-std::string plural(std::size_t n, const std::string& one, const std::string& many) {
-  return format_integer(static_cast<std::int64_t>(n)) + " " + (n == 1 ? one : many);
-}
-
 // The verdict in words; its symbol is the icon named verdict_icon().
 std::string verdict_text(const compare::CaseComparison& c) {
-  if (c.verdict == compare::Verdict::regression && c.accepted) return "regression, accepted";
+  if (c.accepted) return std::string(compare::to_string(c.verdict)) + ", accepted";
   return std::string(compare::to_string(c.verdict));
 }
 
 std::string verdict_icon(const compare::CaseComparison& c) {
-  if (c.verdict == compare::Verdict::regression && c.accepted) return "accepted";
+  if (c.accepted) return "accepted";
   return std::string(compare::to_string(c.verdict));
 }
 
@@ -875,25 +872,14 @@ Paragraph comparison_summary(const compare::ComparisonReport& report, const std:
                              const std::string& current_name) {
   using compare::Verdict;
   Text text{strong(report.gate_pass ? "Gate: passes." : "Gate: fails.")};
-  std::string counts;
-  const std::pair<Verdict, std::pair<const char*, const char*>> names[] = {
-      {Verdict::regression, {"regression", "regressions"}},
-      {Verdict::improvement, {"improvement", "improvements"}},
-      {Verdict::unchanged, {"unchanged", "unchanged"}},
-      {Verdict::inconclusive, {"inconclusive", "inconclusive"}},
-      {Verdict::new_case, {"new", "new"}},
-      {Verdict::missing, {"missing", "missing"}}};
-  for (const auto& [verdict, words] : names) {
-    if (report.count(verdict) == 0) continue;
-    counts +=
-        (counts.empty() ? "" : ", ") + plural(report.count(verdict), words.first, words.second);
-  }
+  const std::string counts = verdict_counts(report);
   text.push_back(plain(" " + current_name + " against " + base_name + ": " +
                        (counts.empty() ? std::string("nothing to compare") : counts) + " among " +
                        plural(report.cases.size(), "comparison", "comparisons") + "."));
   if (report.accepted > 0) {
-    text.push_back(plain(" " + plural(report.accepted, "regression is", "regressions are") +
-                         " accepted by a note and do not fail the gate."));
+    text.push_back(plain(" " + plural(report.accepted, "case is", "cases are") +
+                         " accepted by a note and " + (report.accepted == 1 ? "does" : "do") +
+                         " not fail the gate."));
   }
   text.push_back(plain(
       " A change counts when it lies beyond ±" + percent_of(report.threshold) +
@@ -1032,7 +1018,7 @@ void add_comparisons(Document& doc, const ReportInput& input) {
       std::vector<Cell> row;
       row.push_back(Cell{case_text(c.bench, without(c.params, common)), {}, {}});
       // The verdict comes second so that a narrow screen shows it without scrolling.
-      const bool bold = c.verdict == compare::Verdict::regression && !c.accepted;
+      const bool bold = c.fails_gate;
       row.push_back(
           Cell{{bold ? strong(verdict_text(c)) : plain(verdict_text(c))},
                c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict)),

@@ -54,14 +54,18 @@ class Workspace {
     benchledger::ledger::open_store(path.string())->append(std::move(batch));
   }
 
-  // Runs the CLI in this directory with BENCHLEDGER_LEDGER set to ledger().
-  Outcome compare(const std::string& args) const {
+  // Runs `benchledger compare ARGS` in this directory with BENCHLEDGER_LEDGER set to ledger().
+  Outcome compare(const std::string& args) const { return cli("compare " + args); }
+
+  // Runs `benchledger ARGS` the same way; `env` is put before the command (`FAIL=3`).
+  Outcome cli(const std::string& args, const std::string& env = "") const {
     const char* bin = std::getenv("BENCHLEDGER_BIN");
     if (bin == nullptr) FAIL("BENCHLEDGER_BIN is not set (ctest sets it)");
     const fs::path out = m_dir / "stdout", err = m_dir / "stderr";
-    const std::string command = "cd '" + m_dir.string() + "' && NO_COLOR=1 BENCHLEDGER_LEDGER='" +
-                                ledger().string() + "' '" + bin + "' compare " + args + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
+    const std::string command = "cd '" + m_dir.string() + "' && " + env +
+                                " NO_COLOR=1 BENCHLEDGER_LEDGER='" + ledger().string() + "' '" +
+                                bin + "' " + args + " >'" + out.string() + "' 2>'" + err.string() +
+                                "'";
     const int status = std::system(command.c_str());
     Outcome outcome;
     outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -315,19 +319,89 @@ TEST_CASE("label~N selects the N-th newest run with that label") {
   CHECK_THAT(beyond.err, Catch::Contains("run selector \"baseline~2\": no run"));
 }
 
-TEST_CASE("--fail-on adds missing and inconclusive to the gate") {
+TEST_CASE("a missing case fails the gate unless --allow-missing or a remove note accepts it") {
   Workspace w;
   auto f = unchanged_fixture();
   f.base.results.push_back(
       bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B777", "gone/case", {}, bt::steady()));
   fill(w, f);
-  CHECK(w.compare("baseline current").code == 0);
-  const Outcome o = w.compare("baseline current --fail-on regression,missing");
-  CHECK(o.code == 1);
-  CHECK(w.compare("baseline current --fail-on inconclusive --fail-on missing").code == 1);
+  const Outcome missing = w.compare("baseline current");
+  CHECK(missing.code == 1);
+  CHECK_THAT(missing.out, Catch::Contains("gone/case") && Catch::Contains("missing"));
+  CHECK(w.compare("baseline current --fail-on regression,missing").code == 1);
+  CHECK(w.compare("baseline current --allow-missing").code == 0);
+  CHECK(w.compare("baseline current --allow-missing --fail-on missing").code == 2);
   const Outcome bad = w.compare("baseline current --fail-on unchanged");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--fail-on unchanged"));
+
+  // A remove note names the case on the base run, the last run that had it.
+  REQUIRE(w.cli("ledger note baseline --kind remove --bench gone/case --author ada --text "
+                "'merged into sort/mixed'")
+              .code == 0);
+  const Outcome removed = w.compare("baseline current --format json");
+  CHECK(removed.code == 0);
+  const auto json = nlohmann::json::parse(removed.out);
+  for (const auto& c : json["cases"]) {
+    if (c["bench"] == "gone/case") CHECK(c["accepted"]["text"] == "merged into sort/mixed");
+  }
+  CHECK(w.compare("baseline current --fail-on inconclusive").code == 0);
+}
+
+TEST_CASE("a command that fails every run on the current side fails the gate, saying why") {
+  Workspace w;
+  const std::string run = "run -q --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  REQUIRE(w.cli(run + " --label baseline").code == 0);
+  REQUIRE(w.cli(run + " --label current", "FAIL=3").code == 0);
+  for (const char* format : {"table", "md", "junit"}) {
+    const Outcome o = w.compare(std::string("baseline current --format ") + format);
+    CHECK(o.code == 1);
+    CHECK_THAT(o.out, Catch::Contains("failed") && Catch::Contains("exited with status 3"));
+  }
+  const Outcome json = w.compare("baseline current --format json");
+  CHECK(json.code == 1);
+  CHECK(verdict_of(json, "app") == "failed");
+  CHECK(nlohmann::json::parse(json.out)["gate"] == "fail");
+  // No flag lets a failure through.
+  CHECK(w.compare("baseline current --allow-missing").code == 1);
+}
+
+TEST_CASE("a failure on the base side only is reported and not held against the change") {
+  Workspace w;
+  const std::string run = "run -q --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  REQUIRE(w.cli(run + " --label baseline", "FAIL=4").code == 0);
+  REQUIRE(w.cli(run + " --label current").code == 0);
+  const Outcome o = w.compare("baseline current");
+  CHECK(o.code == 0);
+  CHECK_THAT(o.out, Catch::Contains("the base side failed") &&
+                        Catch::Contains("exited with status 4") && Catch::Contains("new"));
+}
+
+TEST_CASE("a case that counts errors where the base counted none fails the gate") {
+  Workspace w;
+  // The third of five runs exits 1 when FLAKY is set: the case measures, with one error.
+  const std::string run =
+      "run -q --name app --runs 5 --warmup 0 --shell -- "
+      "'n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) >count; "
+      "test -z \"$FLAKY\" || test $n -ne 2'";
+  REQUIRE(w.cli(run + " --label baseline").code == 0);
+  fs::remove(w.dir() / "count");
+  REQUIRE(w.cli(run + " --label current", "FLAKY=1").code == 0);
+  const Outcome o = w.compare("baseline current --format json");
+  CHECK(o.code == 1);
+  CHECK(verdict_of(o, "app") == "failed");
+  CHECK_THAT(o.out, Catch::Contains("counts 1 error"));
+}
+
+TEST_CASE("runs without a case in common exit 2 with nothing to compare, naming both") {
+  Workspace w;
+  REQUIRE(w.cli("run -q --name old-name --runs 3 --label baseline -- true").code == 0);
+  REQUIRE(w.cli("run -q --name new-name --runs 3 --label current -- true").code == 0);
+  const Outcome o = w.compare("baseline current");
+  CHECK(o.code == 2);
+  CHECK_THAT(o.err, Catch::Contains("nothing to compare") &&
+                        Catch::Contains("(baseline) with 1 case") &&
+                        Catch::Contains("(current) with 1 case"));
 }
 
 TEST_CASE("differing environments warn on every format, and fail with --require-same-env") {
