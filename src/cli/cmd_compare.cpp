@@ -50,8 +50,8 @@ std::vector<compare::Verdict> parse_fail_on(const std::vector<std::string>& word
       const compare::Verdict verdict = compare::parse_verdict(word);
       if (verdict == compare::Verdict::unchanged || verdict == compare::Verdict::improvement) {
         throw Error(
-            fmt::format("--fail-on {}: the gate fails on regression, inconclusive, missing "
-                        "or new, not on {}",
+            fmt::format("--fail-on {}: the gate fails on failed, regression and missing, and "
+                        "can fail on inconclusive or new, not on {}",
                         word, word));
       }
       out.push_back(verdict);

@@ -14,6 +14,7 @@
 
 #include "env/env.hpp"
 #include "model/failure.hpp"
+#include "model/units.hpp"
 #include "stats/summary.hpp"
 
 namespace benchledger::compare {
@@ -69,30 +70,19 @@ RunSummary summarize_run(const RunRecord& run) {
   return {run.header.id, run.label, run.header.time, run.git, run.env.fingerprint};
 }
 
-// "field: base -> current" for every comparability field that differs, values as the
-// fingerprint text writes them (JSON).
-std::vector<std::string> describe_differences(const Env& base, const Env& current) {
-  const auto values = [](const Env& env) {
-    std::map<std::string, std::string> out;
-    const std::string text = env::fingerprint_text(env);
-    std::size_t start = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      const std::string line = text.substr(start, end - start);
-      if (const auto eq = line.find('='); eq != std::string::npos) {
-        out.emplace(line.substr(0, eq), line.substr(eq + 1));
-      }
-      start = end + 1;
-    }
-    return out;
-  };
-  const auto base_values = values(base), current_values = values(current);
+// "field: base -> current" for every compared field that differs and is not ignored, values
+// as the fingerprint text writes them (JSON).
+std::vector<std::string> describe_differences(const Env& base, const Env& current,
+                                              const Config& config) {
+  std::vector<env::FieldDifference> differences;
+  try {
+    differences = env::environment_differences(base, current, config.environment_ignore);
+  } catch (const Error& e) {
+    throw Error(config.path.empty() ? e.what() : config.path.string() + ": " + e.what());
+  }
   std::vector<std::string> out;
-  for (const std::string& field : env::differing_fields(base, current)) {
-    const auto b = base_values.find(field), c = current_values.find(field);
-    out.push_back(fmt::format("{}: {} -> {}", field, b == base_values.end() ? "?" : b->second,
-                              c == current_values.end() ? "?" : c->second));
+  for (const env::FieldDifference& d : differences) {
+    out.push_back(fmt::format("{}: {} -> {}", d.field, d.base, d.current));
   }
   return out;
 }
@@ -240,17 +230,17 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   }
 
   // Environment.
+  // Field by field, not by fingerprint: the fingerprint leaves the runtimes out, and the
+  // config may ignore fields.
   for (const RunRecord& run : base.runs) {
-    if (run.env.fingerprint == current_run.env.fingerprint) continue;
-    const std::vector<std::string> differences = describe_differences(run.env, current_run.env);
-    const std::string fields = differences.empty()
-                                   ? std::string(
-                                         "no comparability field differs; the fingerprints were "
-                                         "computed differently")
-                                   : fmt::format("{}", fmt::join(differences, "; "));
+    const std::vector<std::string> differences =
+        describe_differences(run.env, current_run.env, options.config);
+    if (differences.empty()) continue;
     const std::string message = fmt::format(
-        "environments differ: base run {} and current run {} have different fingerprints ({})",
-        run.header.id, current_run.header.id, fields);
+        "environments differ: base run {} and current run {} differ in {} ({})", run.header.id,
+        current_run.header.id,
+        differences.size() == 1 ? "one field" : fmt::format("{} fields", differences.size()),
+        fmt::join(differences, "; "));
     if (options.require_same_env) throw Error(message + " (--require-same-env)");
     report.warnings.push_back(message);
     report.env_differences.insert(report.env_differences.end(), differences.begin(),
@@ -292,6 +282,7 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   struct Pending {
     CaseComparison comparison;
     Pooled base, current;
+    std::vector<double> base_in_current_unit;  // when the unit changed convertibly
     const CaseResults* base_case = nullptr;
     const CaseResults* current_case = nullptr;
   };
@@ -337,6 +328,7 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
         cc.unit = shown->unit;
         cc.better = shown->better;
       }
+      cc.base_unit = item.base.first != nullptr ? item.base.first->unit : cc.unit;
       cc.threshold = options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
       cc.base_n = item.base.values.size();
       cc.current_n = item.current.values.size();
@@ -352,12 +344,17 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
         }
       } else if (item.current.first == nullptr) {
         cc.verdict = Verdict::missing;
-      } else if (item.base.first->unit != item.current.first->unit ||
-                 item.base.first->better != item.current.first->better) {
+      } else if (const auto factor = model::unit_factor(cc.base_unit, cc.unit);
+                 !factor || item.base.first->better != item.current.first->better) {
+        // ns to ops/s, or lower-is-better to higher: another quantity, reported, not judged.
         cc.verdict = Verdict::inconclusive;
         cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
-                                item.base.first->unit, to_string(item.base.first->better),
-                                item.current.first->unit, to_string(item.current.first->better));
+                                cc.base_unit, to_string(item.base.first->better), cc.unit,
+                                to_string(item.current.first->better));
+      } else if (*factor != 1.0) {
+        // ns to us: the same quantity, compared in the current unit.
+        item.base_in_current_unit = item.base.values;
+        for (double& v : item.base_in_current_unit) v *= *factor;
       }
       pending.push_back(std::move(item));
     }
@@ -377,8 +374,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
         !item.comparison.remark.empty()) {
       continue;
     }
+    const std::vector<double>& base_values =
+        item.base_in_current_unit.empty() ? item.base.values : item.base_in_current_unit;
     inputs.push_back(
-        {item.base.values, item.current.values, item.comparison.better, item.comparison.threshold});
+        {base_values, item.current.values, item.comparison.better, item.comparison.threshold});
     compared.push_back(i);
   }
   const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});

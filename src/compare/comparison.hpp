@@ -61,7 +61,8 @@ struct CaseComparison {
   std::string bench;
   Params params;
   std::string metric;
-  std::string unit;
+  std::string unit;       // the current side's (the base's for a missing case)
+  std::string base_unit;  // the base side's (the current's for a new case); base_center is in it
   Better better = Better::lower;
   std::size_t base_n = 0, current_n = 0;              // samples (a single value counts as 1)
   std::optional<double> base_center, current_center;  // medians; absent on the side lacking it

@@ -52,6 +52,7 @@ Selection select_runs(const ledger::Store& store, std::string_view selector_text
     const std::set<std::string> invalidated = invalidated_ids(notes);
     std::vector<RunRecord> runs = store.find_runs(every, SIZE_MAX);
     std::erase_if(runs, [&](const RunRecord& run) { return invalidated.contains(run.header.id); });
+    runs = ledger::clean_runs_only(selector, std::move(runs));
     const auto skip = static_cast<std::size_t>(selector.back);
     for (std::size_t i = skip; i < runs.size() && chosen.size() < count; ++i) {
       chosen.push_back(std::move(runs[i]));

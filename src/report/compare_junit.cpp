@@ -52,7 +52,9 @@ std::string describe(const compare::CaseComparison& c) {
   }
   if (c.p_adjusted) text += fmt::format(", adjusted p {:.3g}", *c.p_adjusted);
   text += fmt::format(", threshold {:g}%", 100.0 * c.threshold);
-  if (c.base_center) text += ", base " + format_quantity(*c.base_center, c.unit);
+  if (c.base_center) {
+    text += ", base " + format_quantity(*c.base_center, c.base_unit);
+  }
   if (c.current_center) text += ", current " + format_quantity(*c.current_center, c.unit);
   if (!c.remark.empty()) text += "; " + c.remark;
   if (const std::string d = format_detectable(c); !d.empty()) text += "; " + d;

@@ -31,7 +31,8 @@ std::string render_comparison_json(const compare::ComparisonReport& report);  //
 // JUnit XML: one testcase per compared metric, a <failure> for each that fails the gate.
 std::string render_comparison_junit(const compare::ComparisonReport& report);
 
-// RFC 4180 CSV with a header row, one row per compared metric; percent columns; the last,
+// RFC 4180 CSV with a header row, one row per compared metric; base_center is in base_unit,
+// current_center in unit (they differ when a case's unit changed); percent columns; the last,
 // `remark`, is comparison_remark (what JSON's `remark` holds).
 std::string render_comparison_csv(const compare::ComparisonReport& report);
 

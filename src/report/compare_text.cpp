@@ -87,7 +87,7 @@ std::vector<std::string> cells_of(const CaseComparison& c) {
   if (c.p_adjusted) p = fmt::format("{:.2g}", *c.p_adjusted);
   return {comparison_case_label(c),
           c.metric,
-          side_text(c.base_center, c.base_n, c.unit),
+          side_text(c.base_center, c.base_n, c.base_unit),
           side_text(c.current_center, c.current_n, c.unit),
           c.change ? format_change(*c.change) : "-",
           interval,

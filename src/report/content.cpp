@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "env/env.hpp"
 #include "report/compare_render.hpp"
 #include "report/format.hpp"
 
@@ -83,7 +84,10 @@ std::string on_off(bool value) {
 struct EnvField {
   std::string name;
   std::function<std::optional<std::string>(const RunRecord&)> value;
-  bool flag_differences = true;  // load averages always differ and are not a different machine
+  // The fields of env::compared_fields() the row shows: it is marked "differs" when
+  // env::environment_differences finds one of them, as compare does. Rows of fields compare
+  // does not hold (host, governor, load average: not a different environment) are never marked.
+  std::vector<std::string> compared = {};
   bool only_when_known = false;  // rows for optional runtimes appear when some run has them
 };
 
@@ -119,7 +123,8 @@ std::vector<EnvField> env_fields() {
          std::string text = cpu.model.value_or("?");
          if (cpu.arch) text += " (" + *cpu.arch + ")";
          return text;
-       }},
+       },
+       {"cpu.model", "cpu.vendor", "cpu.arch"}},
       {"CPU cores",
        [count](const RunRecord& r) {
          const CpuInfo& cpu = r.env.cpu;
@@ -128,7 +133,8 @@ std::vector<EnvField> env_fields() {
               cpu.sockets ? std::optional<std::string>(format_integer(*cpu.sockets) +
                                                        (*cpu.sockets == 1 ? " socket" : " sockets"))
                           : std::nullopt});
-       }},
+       },
+       {"cpu.logical", "cpu.physical", "cpu.sockets"}},
       {"CPUs usable",
        [count](const RunRecord& r) -> std::optional<std::string> {
          const CpuInfo& cpu = r.env.cpu;
@@ -137,7 +143,8 @@ std::vector<EnvField> env_fields() {
              {count(cpu.online, "online"), count(cpu.affinity, "in affinity"),
               std::optional<std::string>(cpu.quota ? fmt::format("quota {:g} CPUs", *cpu.quota)
                                                    : "no quota")});
-       }},
+       },
+       {"cpu.online", "cpu.affinity", "cpu.quota"}},
       {"CPU frequency",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (!r.env.cpu.mhz) return std::nullopt;
@@ -165,13 +172,16 @@ std::vector<EnvField> env_fields() {
          };
          return join_known({level("L1d", c.l1d), level("L2", c.l2), level("L3", c.l3)});
        }},
-      {"Memory", [bytes](const RunRecord& r) { return bytes(r.env.memory.total_bytes); }},
+      {"Memory",
+       [bytes](const RunRecord& r) { return bytes(r.env.memory.total_bytes); },
+       {"memory.total_bytes"}},
       {"Memory limit",
        [bytes](const RunRecord& r) -> std::optional<std::string> {
          // null means no cgroup limit (DESIGN.md).
          if (!r.env.memory.limit_bytes) return std::string("none");
          return bytes(r.env.memory.limit_bytes);
-       }},
+       },
+       {"memory.limit_bytes"}},
       {"OS",
        [](const RunRecord& r) -> std::optional<std::string> {
          const OsInfo& os = r.env.os;
@@ -179,9 +189,12 @@ std::vector<EnvField> env_fields() {
          std::string text = os.name.value_or("?");
          if (os.version) text += " " + *os.version;
          return text;
-       }},
-      {"Kernel", [](const RunRecord& r) { return r.env.os.kernel; }},
-      {"Virtualization", [](const RunRecord& r) { return r.env.virtualization; }},
+       },
+       {"os.name", "os.version"}},
+      {"Kernel", [](const RunRecord& r) { return r.env.os.kernel; }, {"os.kernel"}},
+      {"Virtualization",
+       [](const RunRecord& r) { return r.env.virtualization; },
+       {"virtualization"}},
       {"Container",
        [](const RunRecord& r) -> std::optional<std::string> {
          const ContainerInfo& c = r.env.container;
@@ -189,22 +202,33 @@ std::vector<EnvField> env_fields() {
          std::string text = c.kind.value_or("?");
          if (c.docker_version) text += ", Docker " + *c.docker_version;
          return text;
-       }},
+       },
+       {"container.kind"}},
       {"Clock", [](const RunRecord& r) { return r.env.clock.source; }},
-      // A measurement, different on every run: shown, not flagged.
+      // A measurement, different on every run: shown, not compared.
       {"Clock read",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (!r.env.clock.read_ns) return std::nullopt;
          return format_quantity(*r.env.clock.read_ns, "ns");
-       },
-       false},
-      {"Compiler", [](const RunRecord& r) { return r.env.runtimes.compiler; }},
-      {"Build type", [](const RunRecord& r) { return r.env.runtimes.build_type; }},
-      {"Node", [](const RunRecord& r) { return r.env.runtimes.node; }, true, true},
-      {"Python", [](const RunRecord& r) { return r.env.runtimes.python; }, true, true},
-      {"PostgreSQL client", [](const RunRecord& r) { return r.env.runtimes.postgres_client; }, true,
+       }},
+      {"Compiler",
+       [](const RunRecord& r) { return r.env.runtimes.compiler; },
+       {"runtimes.compiler"}},
+      {"Build type",
+       [](const RunRecord& r) { return r.env.runtimes.build_type; },
+       {"runtimes.build_type"}},
+      {"Node", [](const RunRecord& r) { return r.env.runtimes.node; }, {"runtimes.node"}, true},
+      {"Python",
+       [](const RunRecord& r) { return r.env.runtimes.python; },
+       {"runtimes.python"},
        true},
-      {"PostgreSQL server", [](const RunRecord& r) { return r.env.runtimes.postgres_server; }, true,
+      {"PostgreSQL client",
+       [](const RunRecord& r) { return r.env.runtimes.postgres_client; },
+       {"runtimes.postgres_client"},
+       true},
+      {"PostgreSQL server",
+       [](const RunRecord& r) { return r.env.runtimes.postgres_server; },
+       {"runtimes.postgres_server"},
        true},
       {"Load average",
        [](const RunRecord& r) -> std::optional<std::string> {
@@ -213,8 +237,7 @@ std::vector<EnvField> env_fields() {
          for (double v : *r.env.load_avg)
            text += (text.empty() ? "" : ", ") + fmt::format("{:.2f}", v);
          return text;
-       },
-       false},
+       }},
       {"Fingerprint",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (r.env.fingerprint.empty()) return std::nullopt;
@@ -775,6 +798,14 @@ void add_environment(Document& doc, const ReportInput& input) {
     table.header.push_back(h);
     table.align.push_back(Align::left);
   }
+  // Every run against the first, by the comparison compare makes.
+  std::set<std::string> differing;
+  for (const RunRecord* r : runs) {
+    if (r == runs.front()) continue;
+    for (const std::string& name : env::differing_fields(runs.front()->env, r->env)) {
+      differing.insert(name);
+    }
+  }
   bool any_differs = false;
   for (const EnvField& field : env_fields()) {
     std::vector<std::optional<std::string>> values;
@@ -783,8 +814,8 @@ void add_environment(Document& doc, const ReportInput& input) {
         std::any_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); });
     if (field.only_when_known && !known) continue;
     const bool differs =
-        field.flag_differences &&
-        std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end();
+        std::any_of(field.compared.begin(), field.compared.end(),
+                    [&](const std::string& name) { return differing.contains(name); });
     any_differs = any_differs || differs;
     std::vector<Cell> row;
     row.push_back(differs ? Cell{{strong(field.name), plain(" ⚠ differs")}, "differs", {}}
@@ -1012,8 +1043,8 @@ void add_comparisons(Document& doc, const ReportInput& input) {
     const Params common = common_params(all_params);
     for (const compare::CaseComparison* case_ptr : in_run_order(report, *current, *input.base)) {
       const compare::CaseComparison& c = *case_ptr;
-      const auto value = [&](const std::optional<double>& v) {
-        return v ? format_quantity(*v, c.unit) : std::string(k_missing);
+      const auto value = [&](const std::optional<double>& v, const std::string& unit) {
+        return v ? format_quantity(*v, unit) : std::string(k_missing);
       };
       std::vector<Cell> row;
       row.push_back(Cell{case_text(c.bench, without(c.params, common)), {}, {}});
@@ -1024,8 +1055,8 @@ void add_comparisons(Document& doc, const ReportInput& input) {
                c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict)),
                verdict_icon(c)});
       row.push_back(Cell{{code(c.metric)}, {}, {}});
-      row.push_back(text_cell(value(c.base_center)));
-      row.push_back(text_cell(value(c.current_center)));
+      row.push_back(text_cell(value(c.base_center, c.base_unit)));
+      row.push_back(text_cell(value(c.current_center, c.unit)));
       row.push_back(text_cell(c.change ? format_change(*c.change) : std::string(k_missing)));
       row.push_back(text_cell(c.ci_low && c.ci_high
                                   ? format_change(*c.ci_low) + " to " + format_change(*c.ci_high)

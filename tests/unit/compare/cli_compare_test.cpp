@@ -194,6 +194,42 @@ TEST_CASE("run ids, git commits, latest~N and labels select the same runs") {
   CHECK(w.compare("latest~1 latest --format json").out == expected);
 }
 
+TEST_CASE(
+    "a run from uncommitted changes shows as +dirty, and git:COMMIT selects clean runs only") {
+  Workspace w;
+  auto f = bt::comparison_fixture();
+  f.current.runs.front().git.dirty = true;  // f00dfeedf00d…, from a dirty work tree
+  fill(w, f);
+  const Outcome table = w.compare("baseline current");
+  CHECK_THAT(table.out, Catch::Contains("git f00dfeedf00d+dirty"));
+  CHECK_THAT(w.compare("baseline current --format md").out, Catch::Contains("f00dfeedf00d+dirty"));
+  const Outcome log = w.cli("ledger log");
+  CHECK_THAT(log.out, Catch::Contains("f00dfeedf00d+dirty") && Catch::Contains("0544d13c0ffe "));
+  CHECK_THAT(w.cli("report current --against baseline --format md").out,
+             Catch::Contains("f00dfeedf00d+dirty"));
+  // The commit selects nothing clean: exit 2, saying that only dirty runs match.
+  for (const std::string& command :
+       {std::string("compare baseline git:f00dfeed"), std::string("ledger show git:f00dfeed")}) {
+    const Outcome dirty = w.cli(command);
+    INFO(command);
+    CHECK(dirty.code == 2);
+    CHECK_THAT(dirty.err, Catch::Contains("only runs made from uncommitted changes") &&
+                              Catch::Contains(bt::k_current_run));
+  }
+  // A clean run of that commit appended later is what the selector picks.
+  auto clean = f.current;
+  clean.runs.front().git.dirty = false;
+  clean.runs.front().header.id = "01JDQ8Z6X00000000000000CMN";
+  clean.runs.front().header.time = "2026-11-22T06:00:00.000000Z";
+  for (std::size_t i = 0; i < clean.results.size(); ++i) {
+    clean.results[i].header.id = "01JDQ8Z6X0000000000000M" + std::to_string(100 + i);
+    clean.results[i].run = clean.runs.front().header.id;
+  }
+  w.append(w.ledger(), batch_of(clean));
+  const Outcome chosen = w.compare("baseline git:f00dfeed --format json");
+  CHECK(nlohmann::json::parse(chosen.out)["current"]["id"] == "01JDQ8Z6X00000000000000CMN");
+}
+
 TEST_CASE("a path to an NDJSON file selects that file's newest run") {
   Workspace w;
   const auto f = bt::comparison_fixture();
@@ -232,7 +268,8 @@ TEST_CASE("--fail-on inconclusive adds to regression rather than replacing it") 
   CHECK(o.code == 1);
   const auto json = nlohmann::json::parse(o.out);
   CHECK(json["gate"] == "fail");
-  CHECK(json["options"]["fail_on"] == nlohmann::json::array({"regression", "inconclusive"}));
+  CHECK(json["options"]["fail_on"] ==
+        nlohmann::json::array({"failed", "regression", "missing", "inconclusive"}));
   for (const auto& c : json["cases"]) {
     INFO(c["bench"]);
     CHECK(c["gate"] == (c["verdict"] == "unchanged" ? "pass" : "fail"));
@@ -350,9 +387,12 @@ TEST_CASE("a missing case fails the gate unless --allow-missing or a remove note
 
 TEST_CASE("a command that fails every run on the current side fails the gate, saying why") {
   Workspace w;
-  const std::string run = "run -q --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
-  REQUIRE(w.cli(run + " --label baseline").code == 0);
-  REQUIRE(w.cli(run + " --label current", "FAIL=3").code == 0);
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  };
+  REQUIRE(w.cli(run("baseline")).code == 0);
+  REQUIRE(w.cli(run("current"), "FAIL=3").code == 1);  // run says a case failed
   for (const char* format : {"table", "md", "junit"}) {
     const Outcome o = w.compare(std::string("baseline current --format ") + format);
     CHECK(o.code == 1);
@@ -368,9 +408,12 @@ TEST_CASE("a command that fails every run on the current side fails the gate, sa
 
 TEST_CASE("a failure on the base side only is reported and not held against the change") {
   Workspace w;
-  const std::string run = "run -q --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
-  REQUIRE(w.cli(run + " --label baseline", "FAIL=4").code == 0);
-  REQUIRE(w.cli(run + " --label current").code == 0);
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  };
+  REQUIRE(w.cli(run("baseline"), "FAIL=4").code == 1);
+  REQUIRE(w.cli(run("current")).code == 0);
   const Outcome o = w.compare("baseline current");
   CHECK(o.code == 0);
   CHECK_THAT(o.out, Catch::Contains("the base side failed") &&
@@ -380,13 +423,15 @@ TEST_CASE("a failure on the base side only is reported and not held against the 
 TEST_CASE("a case that counts errors where the base counted none fails the gate") {
   Workspace w;
   // The third of five runs exits 1 when FLAKY is set: the case measures, with one error.
-  const std::string run =
-      "run -q --name app --runs 5 --warmup 0 --shell -- "
-      "'n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) >count; "
-      "test -z \"$FLAKY\" || test $n -ne 2'";
-  REQUIRE(w.cli(run + " --label baseline").code == 0);
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 5 --warmup 0 --shell -- "
+           "'n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) >count; "
+           "test -z \"$FLAKY\" || test $n -ne 2'";
+  };
+  REQUIRE(w.cli(run("baseline")).code == 0);
   fs::remove(w.dir() / "count");
-  REQUIRE(w.cli(run + " --label current", "FLAKY=1").code == 0);
+  REQUIRE(w.cli(run("current"), "FLAKY=1").code == 0);
   const Outcome o = w.compare("baseline current --format json");
   CHECK(o.code == 1);
   CHECK(verdict_of(o, "app") == "failed");
