@@ -242,7 +242,8 @@ std::vector<EnvField> env_fields() {
        [](const RunRecord& r) -> std::optional<std::string> {
          if (r.env.fingerprint.empty()) return std::nullopt;
          return r.env.fingerprint.substr(0, 12);
-       }},
+       },
+       env::comparability_fields()},
   };
   return fields;
 }

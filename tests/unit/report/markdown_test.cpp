@@ -192,7 +192,7 @@ TEST_CASE("with a base, the report has the comparison table, its summary and ver
   CHECK(occurrences("| ✅ improvement |") == report.count(compare::Verdict::improvement));
   CHECK(occurrences("| ➖ unchanged |") == report.count(compare::Verdict::unchanged));
   CHECK(occurrences("| ❔ inconclusive |") == report.count(compare::Verdict::inconclusive));
-  CHECK(occurrences("| 🚫 missing |") == 1);
+  CHECK(occurrences("| 🚫 **missing** |") == 1);  // in bold: a missing case fails the gate
   // The fixture's sequential executor got slower by about 18%, the pool faster by about 11%.
   CHECK(report.count(compare::Verdict::regression) >= 1);
   CHECK(markdown.find("| `executors/uniform` concurrency=50, executor=sequential | ❌ "
