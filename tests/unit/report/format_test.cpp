@@ -74,7 +74,8 @@ TEST_CASE("rates and other units get an SI prefix on the number; counts are whol
   CHECK(unit_kind("widgets") == UnitKind::other);
 }
 
-TEST_CASE("the values of the issue print with three significant digits and a scaled unit") {
+TEST_CASE("every kind prints with three significant digits and a scaled unit") {
+  CHECK(format_quantity(54412, "ops/s") == "54.4k ops/s");
   CHECK(format_quantity(8.784e6, "ns") == "8.78 ms");
   CHECK(format_quantity(18469, "ns") == "18.5 µs");
   CHECK(format_quantity(5.427e6, "bytes") == "5.18 MiB");
