@@ -100,8 +100,10 @@ int run_import(const LedgerOptions& options) {
     throw;
   }
   print_warnings(*store);
-  std::cout << fmt::format("imported {} records into {}, skipped {} already there; head {}\n",
-                           result.appended, store->uri(), result.skipped, result.head);
+  std::cout << fmt::format(
+      "imported {} into {}, skipped {} already there; head {}\n",
+      report::plural(static_cast<std::size_t>(result.appended), "record", "records"), store->uri(),
+      result.skipped, result.head);
   return 0;
 }
 
@@ -142,8 +144,9 @@ int run_verify(const LedgerOptions& options) {
     std::cerr << "benchledger: " << report.problem << '\n';
     return 1;
   }
-  std::cout << fmt::format("ok: {}: {} records, head {}\n", store->uri(), report.records,
-                           report.head);
+  std::cout << fmt::format(
+      "ok: {}: {}, head {}\n", store->uri(),
+      report::plural(static_cast<std::size_t>(report.records), "record", "records"), report.head);
   return 0;
 }
 

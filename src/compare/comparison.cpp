@@ -171,9 +171,10 @@ std::string unreachable_remark(const MetricAssessment& a) {
                                ? fmt::format("need >= {} a side", *a.samples_needed)
                                : std::string("no sample size up to 1000 a side reaches it");
   return fmt::format(
-      "{} cannot reach significance among {} comparisons (smallest attainable p {:.3g}, needed "
+      "{} cannot reach significance among {} {} (smallest attainable p {:.3g}, needed "
       "<= {:.3g}): {}",
-      samples, a.comparisons, *a.p_attainable, *a.p_needed, need);
+      samples, a.comparisons, a.comparisons == 1 ? "comparison" : "comparisons", *a.p_attainable,
+      *a.p_needed, need);
 }
 
 void check_options(const CompareOptions& options) {

@@ -256,7 +256,7 @@ TEST_CASE("--base-runs pools the samples of the last K base runs") {
   CHECK(json["base"]["runs"].size() == 2);
   CHECK(json["cases"][0]["base"]["n"] == 20);
   const Outcome more = w.compare("baseline current --base-runs 5 --format json");
-  CHECK_THAT(more.err, Catch::Contains("only 2 run(s) match"));
+  CHECK_THAT(more.err, Catch::Contains("only 2 runs match \"baseline\"; pooling those"));
 }
 
 TEST_CASE("--fail-on inconclusive adds to regression rather than replacing it") {
