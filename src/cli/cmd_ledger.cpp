@@ -102,8 +102,8 @@ int run_import(const LedgerOptions& options) {
   print_warnings(*store);
   std::cout << fmt::format(
       "imported {} into {}, skipped {} already there; head {}\n",
-      report::plural(static_cast<std::size_t>(result.appended), "record", "records"), store->uri(),
-      result.skipped, result.head);
+      fmt::format("{} {}", result.appended, result.appended == 1 ? "record" : "records"),
+      store->uri(), result.skipped, result.head);
   return 0;
 }
 
@@ -146,7 +146,8 @@ int run_verify(const LedgerOptions& options) {
   }
   std::cout << fmt::format(
       "ok: {}: {}, head {}\n", store->uri(),
-      report::plural(static_cast<std::size_t>(report.records), "record", "records"), report.head);
+      fmt::format("{} {}", report.records, report.records == 1 ? "record" : "records"),
+      report.head);
   return 0;
 }
 
