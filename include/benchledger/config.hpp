@@ -5,6 +5,7 @@
 //   "ledger": "sqlite:ledger/bench.db",
 //   "project": "my-lib",
 //   "thresholds": {"sort/*": 10, "sqlite/insert": 3},        // percent, exact name or glob
+//   "environment": {"ignore": ["runtimes.python"]},          // fields compare does not hold
 //   "run": {
 //     "suites": ["executors"],
 //     "binaries": ["build/bench/my_native_benchmarks"],
@@ -57,6 +58,9 @@ struct Config {
   std::vector<std::string> binaries;
   std::vector<CommandSpec> commands;
   std::optional<GateSpec> gate;
+  // Environment fields that compare and --require-same-env leave out (dotted names, as
+  // docs/environment.md lists them; compare refuses a name it does not compare).
+  std::vector<std::string> environment_ignore;
 
   // The threshold for a benchmark: the first exact match, else the first matching glob
   // (fnmatch), else `fallback` (the --threshold value).

@@ -70,6 +70,12 @@ struct RunSelector {
 };
 RunSelector parse_run_selector(std::string_view text);  // throws Error on bad syntax
 
+// A commit names the code of a clean work tree only: for a `git:` selector, `runs` (the
+// matches, newest first) without those made from uncommitted changes (git.dirty true); throws
+// Error when every match was such a run, naming them (select one by id). Any other selector:
+// `runs` as they are.
+std::vector<RunRecord> clean_runs_only(const RunSelector& selector, std::vector<RunRecord> runs);
+
 // A run and the number of its results, for `ledger log`.
 struct RunListing {
   RunRecord run;

@@ -146,7 +146,9 @@ struct ResultRecord {
   bool operator==(const ResultRecord&) const = default;
 };
 
-enum class NoteKind { accept_regression, invalidate, comment };
+// remove: the benchmark (`bench`) was deliberately removed after the target run; comparisons
+// against that run accept its absence.
+enum class NoteKind { accept_regression, invalidate, comment, remove };
 
 struct NoteRecord {
   Header header;

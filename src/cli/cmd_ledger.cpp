@@ -8,7 +8,9 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@
 #include "cli/command.hpp"
 #include "cli/number_flag.hpp"
 #include "model/redact.hpp"
+#include "report/format.hpp"
 
 namespace benchledger::cli {
 
@@ -55,30 +58,25 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], report::display_width(row[i]));
+    }
   }
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
       line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+      if (i + 1 < row.size())
+        line += std::string(widths[i] - report::display_width(row[i]) + 2, ' ');
     }
     std::cout << line << '\n';
   }
-}
-
-std::string short_commit(const std::optional<std::string>& commit) {
-  return commit ? commit->substr(0, 12) : "-";
 }
 
 std::string joined(const std::vector<std::string>& words, const std::string& separator) {
   std::string out;
   for (const auto& word : words) out += (out.empty() ? "" : separator) + word;
   return out;
-}
-
-std::string format_number(double value) {
-  return fmt::format("{:.6g}", value);
 }
 
 int run_import(const LedgerOptions& options) {
@@ -104,8 +102,10 @@ int run_import(const LedgerOptions& options) {
     throw;
   }
   print_warnings(*store);
-  std::cout << fmt::format("imported {} records into {}, skipped {} already there; head {}\n",
-                           result.appended, store->uri(), result.skipped, result.head);
+  std::cout << fmt::format(
+      "imported {} into {}, skipped {} already there; head {}\n",
+      fmt::format("{} {}", result.appended, result.appended == 1 ? "record" : "records"),
+      store->uri(), result.skipped, result.head);
   return 0;
 }
 
@@ -157,8 +157,10 @@ int run_verify(const LedgerOptions& options) {
                              report.head);
     return 1;
   }
-  std::cout << fmt::format("ok: {}: {} records, head {}\n", store->uri(), report.records,
-                           report.head);
+  std::cout << fmt::format(
+      "ok: {}: {}, head {}\n", store->uri(),
+      fmt::format("{} {}", report.records, report.records == 1 ? "record" : "records"),
+      report.head);
   return 0;
 }
 
@@ -170,7 +172,7 @@ int run_log(const LedgerOptions& options) {
       {"ID", "TIME", "LABEL", "COMMIT", "HOST", "RESULTS"}};
   for (const auto& listing : runs) {
     const RunRecord& run = listing.run;
-    rows.push_back({run.header.id, run.header.time, text(run.label), short_commit(run.git.commit),
+    rows.push_back({run.header.id, run.header.time, text(run.label), report::format_commit(run.git),
                     text(run.env.host), std::to_string(listing.results)});
   }
   print_table(rows);
@@ -191,9 +193,9 @@ int run_show(const LedgerOptions& options) {
   }
   print_warnings(*store);
 
-  std::string git = short_commit(run->git.commit);
+  std::string git = report::format_commit(run->git);  // `+dirty` marks uncommitted changes
   if (run->git.branch) git += " (" + *run->git.branch + ")";
-  if (run->git.dirty) git += *run->git.dirty ? " dirty" : " clean";
+  if (run->git.dirty && !*run->git.dirty) git += " clean";
   print_table({{"run", run->header.id},
                {"time", run->header.time},
                {"label", text(run->label)},
@@ -210,14 +212,15 @@ int run_show(const LedgerOptions& options) {
   if (!results.empty()) {
     std::cout << '\n';
     std::vector<std::vector<std::string>> rows = {
-        {"BENCH", "PARAMS", "METRIC", "VALUE", "UNIT", "N", "OPS", "ERRORS", "ID"}};
+        {"BENCH", "PARAMS", "METRIC", "VALUE", "N", "OPS", "ERRORS", "ID"}};
     for (const auto& result : results) {
       std::vector<std::string> params;
       for (const auto& [key, value] : result.params) params.push_back(key + "=" + to_string(value));
       const Metric& metric = result.metrics.at(result.primary);
       rows.push_back({result.bench, params.empty() ? "-" : joined(params, " "), result.primary,
-                      format_number(metric.value), metric.unit, std::to_string(metric.summary.n),
-                      std::to_string(result.ops), std::to_string(result.errors), result.header.id});
+                      report::format_quantity(metric.value, metric.unit),
+                      std::to_string(metric.summary.n), std::to_string(result.ops),
+                      std::to_string(result.errors), result.header.id});
     }
     print_table(rows);
   }
@@ -236,7 +239,7 @@ int run_show(const LedgerOptions& options) {
 
 NoteKind parse_note_kind(const std::string& kind) {
   if (const auto parsed = note_kind_from(kind)) return *parsed;
-  throw Error("--kind " + kind + ": expected accept-regression, invalidate or comment");
+  throw Error("--kind " + kind + ": expected accept-regression, invalidate, comment or remove");
 }
 
 std::string default_author() {
@@ -249,28 +252,51 @@ std::string default_author() {
   throw Error("no author: give --author (or set BENCHLEDGER_AUTHOR)");
 }
 
+// A note whose --bench names no benchmark of its target would cover nothing (a typo): refused.
+void check_note_bench(const ledger::Store& store, const NoteRecord& note, const Record& target) {
+  if (!note.bench) return;
+  std::set<std::string> benches;
+  if (const auto* target_result = std::get_if<ResultRecord>(&target)) {
+    benches.insert(target_result->bench);
+  } else {
+    for (const ResultRecord& result : store.results_of(note.target)) benches.insert(result.bench);
+  }
+  if (benches.contains(*note.bench)) return;
+  throw Error(
+      fmt::format("--bench {}: {} {} has no such benchmark ({}); nothing was appended", *note.bench,
+                  std::holds_alternative<ResultRecord>(target) ? "result" : "run", note.target,
+                  benches.empty() ? std::string("it has no results")
+                                  : fmt::format("it has {}", fmt::join(benches, ", "))));
+}
+
 int run_note(const LedgerOptions& options) {
   NoteRecord note;
   note.kind = parse_note_kind(options.kind);
+  if (options.text.find_first_not_of(" \t\n\r") == std::string::npos) {
+    throw Error("--text is empty: a note says why it was written (nothing was appended)");
+  }
   note.text = options.text;
   note.author = options.author ? *options.author : default_author();
   note.bench = options.bench;
   const auto store = open(options);
+  std::optional<Record> target;
   if (is_ulid(options.target)) {
-    const auto target = store->find_record(options.target);
-    if (!target || std::holds_alternative<NoteRecord>(target->record)) {
+    auto found = store->find_record(options.target);
+    if (!found || std::holds_alternative<NoteRecord>(found->record)) {
       throw Error(fmt::format("note target {}: no run or result with this id in {}", options.target,
                               store->uri()));
     }
-    note.target = options.target;
+    target = std::move(found->record);
   } else {
-    const auto run = store->find_run(ledger::parse_run_selector(options.target));
+    auto run = store->find_run(ledger::parse_run_selector(options.target));
     if (!run) {
       throw Error(
           fmt::format("note target \"{}\": no run matches it in {}", options.target, store->uri()));
     }
-    note.target = run->header.id;
+    target = std::move(*run);
   }
+  note.target = header_of(*target).id;
+  check_note_bench(*store, note, *target);
   note.header.id = new_ulid();
   note.header.time = now_rfc3339();
   const auto result = store->append({note});
@@ -331,7 +357,8 @@ Runner add_ledger_command(CLI::App& app) {
 
   CLI::App* note = ledger->add_subcommand("note", "append a note about a run or result");
   note->add_option("TARGET", options->target, "a run or result id, or a run selector")->required();
-  note->add_option("--kind", options->kind, "accept-regression, invalidate or comment")->required();
+  note->add_option("--kind", options->kind, "accept-regression, invalidate, comment or remove")
+      ->required();
   note->add_option("--text", options->text, "what the note says")->required();
   note->add_option("--author", options->author, "who says it (default: $USER)");
   note->add_option("--bench", options->bench, "the benchmark the note is about");

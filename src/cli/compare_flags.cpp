@@ -22,8 +22,8 @@ std::vector<compare::Verdict> parse_fail_on(const std::vector<std::string>& word
       const compare::Verdict verdict = compare::parse_verdict(word);
       if (verdict == compare::Verdict::unchanged || verdict == compare::Verdict::improvement) {
         throw Error(
-            fmt::format("--fail-on {}: the gate fails on regression, inconclusive, missing "
-                        "or new, not on {}",
+            fmt::format("--fail-on {}: the gate fails on failed, regression and missing, and "
+                        "can fail on inconclusive or new, not on {}",
                         word, word));
       }
       out.push_back(verdict);
@@ -45,13 +45,16 @@ void add_compare_flags(CLI::App& sub, CompareFlags& flags) {
       ->check(in_range(model::k_threshold_range))
       ->default_str("5");
   sub.add_option("--fail-on", flags.fail_on,
-                 "verdicts that fail the gate besides regression (which always does), "
-                 "comma-separated: inconclusive, missing, new")
+                 "verdicts that fail the gate besides failed, regression and missing (which "
+                 "always do), comma-separated: inconclusive, new")
       ->default_str("regression");
   sub.add_option("--metric", flags.metrics,
                  "compare this metric (repeatable; default: each case's primary metric)");
   sub.add_flag("--require-same-env", flags.require_same_env,
                "differing environment fingerprints are an error (exit 2), not a warning");
+  sub.add_flag("--allow-missing", flags.allow_missing,
+               "a case in BASE only passes the gate (a deliberate removal; a remove note on the "
+               "case does the same for one case)");
 }
 
 compare::CompareOptions compare_options_from(const CompareFlags& flags, Config config) {
@@ -61,6 +64,7 @@ compare::CompareOptions compare_options_from(const CompareFlags& flags, Config c
   options.metrics = flags.metrics;
   options.fail_on = parse_fail_on(flags.fail_on);
   options.require_same_env = flags.require_same_env;
+  options.allow_missing = flags.allow_missing;
   options.config = std::move(config);
   return options;
 }

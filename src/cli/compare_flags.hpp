@@ -16,12 +16,13 @@ namespace benchledger::cli {
 struct CompareFlags {
   double alpha = 0.05;
   double threshold = 5.0;            // percent
-  std::vector<std::string> fail_on;  // added to regression, which always fails the gate
+  std::vector<std::string> fail_on;  // added to failed, regression and missing, which always fail
   std::vector<std::string> metrics;
   bool require_same_env = false;
+  bool allow_missing = false;
 };
 
-// --alpha, --threshold, --fail-on, --metric, --require-same-env.
+// --alpha, --threshold, --fail-on, --metric, --require-same-env, --allow-missing.
 void add_compare_flags(CLI::App& sub, CompareFlags& flags);
 
 // The options compare_sides takes; `config` gives the per-benchmark thresholds. Throws Error

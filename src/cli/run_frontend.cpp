@@ -33,8 +33,10 @@
 #include "engine/records.hpp"
 #include "env/env.hpp"
 #include "import/import.hpp"
+#include "model/failure.hpp"
 #include "model/record_lines.hpp"
 #include "model/redact.hpp"
+#include "report/format.hpp"
 #include "suites/suites.hpp"
 
 namespace benchledger::cli {
@@ -105,63 +107,14 @@ using Clock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------- formatting
 
-std::string format_number(double value, int significant = 3) {
-  if (value == 0) return "0";
-  if (std::fabs(value) < 1e-3) return fmt::format("{:.{}g}", value, significant);
-  const double magnitude = std::floor(std::log10(std::fabs(value)));
-  const int decimals = std::max(0, significant - 1 - static_cast<int>(magnitude));
-  std::string text = fmt::format("{:.{}f}", value, decimals);
-  // Thousands separators for the integer part.
-  const std::size_t dot = text.find('.');
-  std::size_t integer_end = dot == std::string::npos ? text.size() : dot;
-  const std::size_t first_digit = text[0] == '-' ? 1 : 0;
-  for (std::ptrdiff_t at = static_cast<std::ptrdiff_t>(integer_end) - 3;
-       at > static_cast<std::ptrdiff_t>(first_digit); at -= 3) {
-    text.insert(static_cast<std::size_t>(at), ",");
-  }
-  return text;
-}
-
-std::string format_with_unit(double value, const std::string& unit) {
-  double ns = 0;
-  if (unit == "ns")
-    ns = value;
-  else if (unit == "us")
-    ns = value * 1e3;
-  else if (unit == "ms")
-    ns = value * 1e6;
-  else if (unit == "s")
-    ns = value * 1e9;
-  else if (unit == "bytes") {
-    if (value >= 1024.0 * 1024 * 1024)
-      return format_number(value / (1024.0 * 1024 * 1024)) + " GiB";
-    if (value >= 1024.0 * 1024) return format_number(value / (1024.0 * 1024)) + " MiB";
-    if (value >= 1024.0) return format_number(value / 1024.0) + " KiB";
-    return format_number(value) + " B";
-  } else {
-    return format_number(value) + " " + unit;
-  }
-  if (ns >= 1e9) return format_number(ns / 1e9) + " s";
-  if (ns >= 1e6) return format_number(ns / 1e6) + " ms";
-  if (ns >= 1e3) return format_number(ns / 1e3) + " µs";
-  return format_number(ns) + " ns";
-}
-
 std::string format_seconds(double seconds) {
   if (seconds < 60) return fmt::format("{:.0f} s", std::max(seconds, 1.0));
   const auto minutes = static_cast<int>(seconds / 60);
   return fmt::format("{} min {:02.0f} s", minutes, seconds - minutes * 60);
 }
 
-// Display width of UTF-8 text: code points, which is right for what this prints.
-std::size_t display_width(const std::string& text) {
-  std::size_t width = 0;
-  for (unsigned char c : text) width += (c & 0xC0) != 0x80 ? 1 : 0;
-  return width;
-}
-
 std::string pad(const std::string& text, std::size_t width, bool right) {
-  const std::size_t w = display_width(text);
+  const std::size_t w = report::display_width(text);
   if (w >= width) return text;
   return right ? std::string(width - w, ' ') + text : text + std::string(width - w, ' ');
 }
@@ -194,8 +147,8 @@ std::string last_code_points(const std::string& text, std::size_t count) {
 // head and tail alone cuts the line's end.
 std::string fit_line(const std::string& head, const std::string& name, const std::string& tail,
                      std::size_t width) {
-  const std::size_t fixed = display_width(head) + display_width(tail);
-  const std::size_t name_width = display_width(name);
+  const std::size_t fixed = report::display_width(head) + report::display_width(tail);
+  const std::size_t name_width = report::display_width(name);
   if (fixed + name_width <= width) return head + name + tail;
   constexpr std::size_t k_shortest_name = 9;  // four code points each side of the ellipsis
   if (fixed + k_shortest_name <= width) {
@@ -336,13 +289,9 @@ std::vector<std::string> forwarded_flags(const RunOptions& o) {
 // ---------------------------------------------------------------- summary
 
 std::string failure_text(const ResultRecord& r) {
-  const auto& extra = r.header.extra;
-  if (extra.contains("failure") && extra["failure"].is_object()) {
-    const auto& f = extra["failure"];
-    return "FAILED (" + f.value("kind", std::string("error")) +
-           "): " + f.value("message", std::string());
-  }
-  return "FAILED";
+  const auto failure = model::failure_of(r);
+  if (!failure) return "FAILED";
+  return "FAILED (" + failure->kind + "): " + failure->message;
 }
 
 void print_summary(const std::vector<ResultRecord>& results) {
@@ -365,13 +314,13 @@ void print_summary(const std::vector<ResultRecord>& results) {
       if (seen[r.bench][key].size() > 1) name += " " + key + "=" + to_string(value);
     }
     row.cells.push_back(name);
-    if (r.primary == "failed") {
+    if (model::failure_of(r)) {
       row.failure = failure_text(r);
       rows.push_back(row);
       continue;
     }
     const Metric& primary = r.metrics.at(r.primary);
-    row.cells.push_back(format_with_unit(primary.value, primary.unit));
+    row.cells.push_back(report::format_quantity(primary.value, primary.unit));
     const double cv =
         primary.summary.mean != 0 ? 100.0 * primary.summary.stddev / primary.summary.mean : 0;
     row.cells.push_back(primary.samples && primary.samples->size() > 1 ? fmt::format("{:.1f}%", cv)
@@ -379,29 +328,32 @@ void print_summary(const std::vector<ResultRecord>& results) {
     const auto items = r.metrics.find("items");
     const auto throughput = r.metrics.find("throughput");
     if (items != r.metrics.end())
-      row.cells.push_back(format_with_unit(items->second.value, items->second.unit));
+      row.cells.push_back(report::format_quantity(items->second.value, items->second.unit));
     else if (throughput != r.metrics.end())
-      row.cells.push_back(format_with_unit(throughput->second.value, "ops/s"));
+      row.cells.push_back(report::format_quantity(throughput->second.value, "ops/s"));
     else
       row.cells.emplace_back("");
     const auto latency = r.metrics.find("latency");
     if (latency != r.metrics.end() && latency->second.summary.p50) {
-      row.cells.push_back(format_with_unit(*latency->second.summary.p50, latency->second.unit));
-      row.cells.push_back(format_with_unit(*latency->second.summary.p99, latency->second.unit));
+      row.cells.push_back(
+          report::format_quantity(*latency->second.summary.p50, latency->second.unit));
+      row.cells.push_back(
+          report::format_quantity(*latency->second.summary.p99, latency->second.unit));
     } else {
       row.cells.insert(row.cells.end(), {"", ""});
     }
     row.cells.push_back(r.errors == 0 ? "0" : fmt::format("{} of {}", r.errors, r.ops));
     const auto rss =
         r.metrics.count("peak_rss") != 0 ? r.metrics.find("peak_rss") : r.metrics.find("max_rss");
-    row.cells.push_back(rss != r.metrics.end() ? format_with_unit(rss->second.value, "bytes") : "");
+    row.cells.push_back(rss != r.metrics.end() ? report::format_quantity(rss->second.value, "bytes")
+                                               : "");
     rows.push_back(row);
   }
   std::vector<std::size_t> widths(header.size(), 0);
-  for (std::size_t c = 0; c < header.size(); ++c) widths[c] = display_width(header[c]);
+  for (std::size_t c = 0; c < header.size(); ++c) widths[c] = report::display_width(header[c]);
   for (const Row& row : rows) {
     for (std::size_t c = 0; c < row.cells.size(); ++c)
-      widths[c] = std::max(widths[c], display_width(row.cells[c]));
+      widths[c] = std::max(widths[c], report::display_width(row.cells[c]));
   }
   const auto print_row = [&](const std::vector<std::string>& cells) {
     std::string line;
@@ -413,13 +365,16 @@ void print_summary(const std::vector<ResultRecord>& results) {
     std::cout << line << '\n';
   };
   print_row(header);
+  bool spread = false;
   for (const Row& row : rows) {
     if (!row.failure.empty()) {
       std::cout << pad(row.cells[0], widths[0], false) << "  " << row.failure << '\n';
     } else {
       print_row(row.cells);
+      spread = spread || !row.cells[2].empty();
     }
   }
+  if (spread) std::cout << "±: the samples' coefficient of variation (stddev / mean)\n";
 }
 
 // The stored bytes of the records just appended, for --format json (their `prev` is the
@@ -755,11 +710,12 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   } else {
     print_summary(results);
     if (store) {
-      std::cout << fmt::format("\nrun {}{}: {} results appended to {}\n", run.header.id,
-                               label ? " (" + *label + ")" : "", results.size(), store->uri());
+      std::cout << fmt::format("\nrun {}{}: {} appended to {}\n", run.header.id,
+                               label ? " (" + *label + ")" : "",
+                               report::plural(results.size(), "result", "results"), store->uri());
     } else {
-      std::cout << fmt::format("\nrun {}: {} results (dry run: nothing appended)\n", run.header.id,
-                               results.size());
+      std::cout << fmt::format("\nrun {}: {} (dry run: nothing appended)\n", run.header.id,
+                               report::plural(results.size(), "result", "results"));
     }
   }
   std::cout.flush();

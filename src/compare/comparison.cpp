@@ -13,6 +13,8 @@
 #include <benchledger/error.hpp>
 
 #include "env/env.hpp"
+#include "model/failure.hpp"
+#include "model/units.hpp"
 #include "stats/summary.hpp"
 
 namespace benchledger::compare {
@@ -68,50 +70,95 @@ RunSummary summarize_run(const RunRecord& run) {
   return {run.header.id, run.label, run.header.time, run.git, run.env.fingerprint};
 }
 
-// "field: base -> current" for every comparability field that differs, values as the
-// fingerprint text writes them (JSON).
-std::vector<std::string> describe_differences(const Env& base, const Env& current) {
-  const auto values = [](const Env& env) {
-    std::map<std::string, std::string> out;
-    const std::string text = env::fingerprint_text(env);
-    std::size_t start = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      const std::string line = text.substr(start, end - start);
-      if (const auto eq = line.find('='); eq != std::string::npos) {
-        out.emplace(line.substr(0, eq), line.substr(eq + 1));
-      }
-      start = end + 1;
-    }
-    return out;
-  };
-  const auto base_values = values(base), current_values = values(current);
+// "field: base -> current" for every compared field that differs and is not ignored, values
+// as the fingerprint text writes them (JSON).
+std::vector<std::string> describe_differences(const Env& base, const Env& current,
+                                              const Config& config) {
+  std::vector<env::FieldDifference> differences;
+  try {
+    differences = env::environment_differences(base, current, config.environment_ignore);
+  } catch (const Error& e) {
+    throw Error(config.path.empty() ? e.what() : config.path.string() + ": " + e.what());
+  }
   std::vector<std::string> out;
-  for (const std::string& field : env::differing_fields(base, current)) {
-    const auto b = base_values.find(field), c = current_values.find(field);
-    out.push_back(fmt::format("{}: {} -> {}", field, b == base_values.end() ? "?" : b->second,
-                              c == current_values.end() ? "?" : c->second));
+  for (const env::FieldDifference& d : differences) {
+    out.push_back(fmt::format("{}: {} -> {}", d.field, d.base, d.current));
   }
   return out;
 }
 
-std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes,
-                                          const RunRecord& current_run,
-                                          const CaseResults* current_case) {
+// The first note of `kind` that covers a case: one on a run of `runs` (every case of it, or the
+// one bench the note names), or one on a result of the case.
+std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes, NoteKind kind,
+                                          std::span<const RunRecord> runs,
+                                          const CaseResults* the_case) {
+  if (the_case == nullptr) return std::nullopt;
   for (const NoteRecord& note : notes) {
-    if (note.kind != NoteKind::accept_regression) continue;
+    if (note.kind != kind) continue;
     bool covers = false;
-    if (note.target == current_run.header.id) {
-      covers = current_case != nullptr && (!note.bench || *note.bench == current_case->bench);
-    } else if (current_case != nullptr) {
-      for (const ResultRecord* result : current_case->results) {
+    if (std::any_of(runs.begin(), runs.end(),
+                    [&](const RunRecord& run) { return note.target == run.header.id; })) {
+      covers = !note.bench || *note.bench == the_case->bench;
+    } else {
+      for (const ResultRecord* result : the_case->results) {
         covers |= note.target == result->header.id;
       }
     }
     if (covers) return Acceptance{note.header.id, note.text, note.author};
   }
   return std::nullopt;
+}
+
+// Whether a side of a case measured: why not when every result of it failed, and the errors and
+// operations of the results that did.
+struct CaseHealth {
+  std::optional<std::string> failure;
+  std::int64_t errors = 0, ops = 0;
+  std::string primary = "failed";  // of the first result that measured
+};
+
+CaseHealth health_of(const CaseResults* the_case) {
+  CaseHealth health;
+  if (the_case == nullptr) return health;
+  std::optional<std::string> first_failure;
+  bool measured = false;
+  for (const ResultRecord* result : the_case->results) {
+    if (const auto failure = model::failure_of(*result)) {
+      if (!first_failure) first_failure = model::describe(*failure);
+      continue;
+    }
+    if (!measured) health.primary = result->primary;
+    measured = true;
+    health.errors += result->errors;
+    health.ops += result->ops;
+  }
+  if (!measured) health.failure = first_failure;
+  return health;
+}
+
+// Why the current side of a case counts as failed, or nothing when it does not: every result
+// failed, or it counts errors where the base (which measured) counted none.
+std::optional<std::string> current_failure(const CaseResults* base_case, const CaseHealth& base,
+                                           const CaseResults* current_case,
+                                           const CaseHealth& current) {
+  if (current_case == nullptr) return std::nullopt;
+  if (current.failure) return "the current side failed: " + *current.failure;
+  if (base_case != nullptr && !base.failure && base.errors == 0 && current.errors > 0) {
+    return fmt::format(
+        "the current side counts {} {} in {} operations where the base counted "
+        "none",
+        current.errors, current.errors == 1 ? "error" : "errors", current.ops);
+  }
+  return std::nullopt;
+}
+
+// `01J… (baseline), 12 cases`, for the message that says there is nothing to compare.
+std::string side_text(const Side& side, std::size_t cases) {
+  const RunRecord& run = side.runs.front();
+  std::string text = "run " + run.header.id;
+  if (run.label) text += " (" + *run.label + ")";
+  if (side.runs.size() > 1) text += fmt::format(" and {} older runs", side.runs.size() - 1);
+  return text + fmt::format(" with {} {}", cases, cases == 1 ? "case" : "cases");
 }
 
 // Why an inconclusive comparison could not have been anything else, and what would do.
@@ -124,12 +171,17 @@ std::string unreachable_remark(const MetricAssessment& a) {
                                ? fmt::format("need >= {} a side", *a.samples_needed)
                                : std::string("no sample size up to 1000 a side reaches it");
   return fmt::format(
-      "{} cannot reach significance among {} comparisons (smallest attainable p {:.3g}, needed "
+      "{} cannot reach significance among {} {} (smallest attainable p {:.3g}, needed "
       "<= {:.3g}): {}",
-      samples, a.comparisons, *a.p_attainable, *a.p_needed, need);
+      samples, a.comparisons, a.comparisons == 1 ? "comparison" : "comparisons", *a.p_attainable,
+      *a.p_needed, need);
 }
 
 void check_options(const CompareOptions& options) {
+  if (options.allow_missing && std::find(options.fail_on.begin(), options.fail_on.end(),
+                                         Verdict::missing) != options.fail_on.end()) {
+    throw Error("--allow-missing and --fail-on missing contradict each other: give one");
+  }
   if (!(options.alpha > 0.0 && options.alpha < 1.0)) {
     throw Error(fmt::format("--alpha {} is outside (0, 1)", options.alpha));
   }
@@ -151,8 +203,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   report.alpha = options.alpha;
   report.threshold = options.threshold;
   report.test = options.test;
-  // A regression always fails the gate; fail_on can only add verdicts to it.
-  report.fail_on = {Verdict::regression};
+  // A failure and a regression always fail the gate, and a missing case does unless allowed:
+  // a benchmark that disappears is how a regression hides. fail_on can only add verdicts.
+  report.fail_on = {Verdict::failed, Verdict::regression};
+  if (!options.allow_missing) report.fail_on.push_back(Verdict::missing);
   for (const Verdict verdict : options.fail_on) {
     if (std::find(report.fail_on.begin(), report.fail_on.end(), verdict) == report.fail_on.end()) {
       report.fail_on.push_back(verdict);
@@ -177,17 +231,17 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   }
 
   // Environment.
+  // Field by field, not by fingerprint: the fingerprint leaves the runtimes out, and the
+  // config may ignore fields.
   for (const RunRecord& run : base.runs) {
-    if (run.env.fingerprint == current_run.env.fingerprint) continue;
-    const std::vector<std::string> differences = describe_differences(run.env, current_run.env);
-    const std::string fields = differences.empty()
-                                   ? std::string(
-                                         "no comparability field differs; the fingerprints were "
-                                         "computed differently")
-                                   : fmt::format("{}", fmt::join(differences, "; "));
+    const std::vector<std::string> differences =
+        describe_differences(run.env, current_run.env, options.config);
+    if (differences.empty()) continue;
     const std::string message = fmt::format(
-        "environments differ: base run {} and current run {} have different fingerprints ({})",
-        run.header.id, current_run.header.id, fields);
+        "environments differ: base run {} and current run {} differ in {} ({})", run.header.id,
+        current_run.header.id,
+        differences.size() == 1 ? "one field" : fmt::format("{} fields", differences.size()),
+        fmt::join(differences, "; "));
     if (options.require_same_env) throw Error(message + " (--require-same-env)");
     report.warnings.push_back(message);
     report.env_differences.insert(report.env_differences.end(), differences.begin(),
@@ -218,10 +272,19 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   std::set<std::string> keys;
   for (const auto& [key, entry] : base_cases) keys.insert(key);
   for (const auto& [key, entry] : current_cases) keys.insert(key);
+  if (keys.size() == base_cases.size() + current_cases.size()) {
+    // Every case is missing or new: a renamed command or a label taken by another suite, not a
+    // comparison that passes.
+    throw Error(fmt::format("nothing to compare: no case of the base ({}) is in the current ({})",
+                            side_text(base, base_cases.size()),
+                            side_text(current, current_cases.size())));
+  }
 
   struct Pending {
     CaseComparison comparison;
     Pooled base, current;
+    std::vector<double> base_in_current_unit;  // when the unit changed convertibly
+    const CaseResults* base_case = nullptr;
     const CaseResults* current_case = nullptr;
   };
   std::vector<Pending> pending;
@@ -231,43 +294,68 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     const CaseResults* base_case = b == base_cases.end() ? nullptr : &b->second;
     const CaseResults* current_case = c == current_cases.end() ? nullptr : &c->second;
     const CaseResults& any = current_case != nullptr ? *current_case : *base_case;
+    const CaseHealth base_health = health_of(base_case), current_health = health_of(current_case);
+    const std::optional<std::string> failure =
+        current_failure(base_case, base_health, current_case, current_health);
     std::vector<std::string> metrics = options.metrics;
     if (metrics.empty()) {
-      metrics.push_back(any.results.front()->primary);
-      if (current_case != nullptr && base_case != nullptr &&
-          base_case->results.front()->primary != metrics.front()) {
-        report.warnings.push_back(fmt::format(
-            "{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"", key,
-            base_case->results.front()->primary, metrics.front(), metrics.front()));
+      // The primary metric of a side that measured: a failed side has only "failed".
+      const bool current_measured = current_case != nullptr && !current_health.failure;
+      const bool base_measured = base_case != nullptr && !base_health.failure;
+      metrics.push_back(current_measured ? current_health.primary
+                        : base_measured  ? base_health.primary
+                                         : any.results.front()->primary);
+      if (current_measured && base_measured && base_health.primary != metrics.front()) {
+        report.warnings.push_back(
+            fmt::format("{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"",
+                        key, base_health.primary, metrics.front(), metrics.front()));
       }
     }
     for (const std::string& metric : metrics) {
       Pending item;
       item.base = pool(base_case, metric);
-      item.current = pool(current_case, metric);
+      // A side that failed has no value to show ("failed", 1 count, is not a measurement).
+      if (!current_health.failure) item.current = pool(current_case, metric);
       item.current_case = current_case;
-      if (item.base.first == nullptr && item.current.first == nullptr) continue;
+      item.base_case = base_case;
+      if (item.base.first == nullptr && item.current.first == nullptr && !failure) continue;
       metrics_seen.insert(metric);
       CaseComparison& cc = item.comparison;
       cc.bench = any.bench;
       cc.params = any.params;
       cc.metric = metric;
-      const Metric& shown = item.current.first != nullptr ? *item.current.first : *item.base.first;
-      cc.unit = shown.unit;
-      cc.better = shown.better;
+      const Metric* shown = item.current.first != nullptr ? item.current.first : item.base.first;
+      if (shown != nullptr) {
+        cc.unit = shown->unit;
+        cc.better = shown->better;
+      }
+      cc.base_unit = item.base.first != nullptr ? item.base.first->unit : cc.unit;
       cc.threshold = options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
       cc.base_n = item.base.values.size();
       cc.current_n = item.current.values.size();
-      if (item.base.first == nullptr) {
+      // A remark set here keeps the case out of the statistics below.
+      if (failure) {
+        cc.verdict = Verdict::failed;
+        cc.remark = *failure;
+      } else if (item.base.first == nullptr) {
         cc.verdict = Verdict::new_case;
+        if (base_health.failure) {
+          cc.remark =
+              "the base side failed (" + *base_health.failure + "): nothing to compare against";
+        }
       } else if (item.current.first == nullptr) {
         cc.verdict = Verdict::missing;
-      } else if (item.base.first->unit != item.current.first->unit ||
-                 item.base.first->better != item.current.first->better) {
+      } else if (const auto factor = model::unit_factor(cc.base_unit, cc.unit);
+                 !factor || item.base.first->better != item.current.first->better) {
+        // ns to ops/s, or lower-is-better to higher: another quantity, reported, not judged.
         cc.verdict = Verdict::inconclusive;
         cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
-                                item.base.first->unit, to_string(item.base.first->better),
-                                item.current.first->unit, to_string(item.current.first->better));
+                                cc.base_unit, to_string(item.base.first->better), cc.unit,
+                                to_string(item.current.first->better));
+      } else if (*factor != 1.0) {
+        // ns to us: the same quantity, compared in the current unit.
+        item.base_in_current_unit = item.base.values;
+        for (double& v : item.base_in_current_unit) v *= *factor;
       }
       pending.push_back(std::move(item));
     }
@@ -287,8 +375,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
         !item.comparison.remark.empty()) {
       continue;
     }
+    const std::vector<double>& base_values =
+        item.base_in_current_unit.empty() ? item.base.values : item.base_in_current_unit;
     inputs.push_back(
-        {item.base.values, item.current.values, item.comparison.better, item.comparison.threshold});
+        {base_values, item.current.values, item.comparison.better, item.comparison.threshold});
     compared.push_back(i);
   }
   const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
@@ -323,7 +413,10 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     if (item.base.first != nullptr) cc.base_center = stats::median(item.base.values);
     if (item.current.first != nullptr) cc.current_center = stats::median(item.current.values);
     if (cc.verdict == Verdict::regression) {
-      cc.accepted = find_acceptance(notes, current_run, item.current_case);
+      cc.accepted =
+          find_acceptance(notes, NoteKind::accept_regression, current.runs, item.current_case);
+    } else if (cc.verdict == Verdict::missing) {
+      cc.accepted = find_acceptance(notes, NoteKind::remove, base.runs, item.base_case);
     }
     const bool failing_verdict =
         std::find(report.fail_on.begin(), report.fail_on.end(), cc.verdict) != report.fail_on.end();

@@ -31,8 +31,11 @@ struct CompareOptions {
   Config config;            // thresholds by exact bench name or glob (percent)
   // Which metrics to compare; empty means each case's `primary` metric.
   std::vector<std::string> metrics;
-  // Verdicts that fail the gate besides regression, which always does (unless accepted).
+  // Verdicts that fail the gate besides failed and regression, which always do, and missing,
+  // which does unless allow_missing.
   std::vector<Verdict> fail_on;
+  // A case in the base only passes the gate (as if every missing case had a remove note).
+  bool allow_missing = false;
   bool require_same_env = false;  // differing fingerprints throw Error instead of warning
   DecidingTest test = DecidingTest::mann_whitney;
 };
@@ -46,8 +49,9 @@ struct RunSummary {
   std::string fingerprint;
 };
 
+// The note that accepts a regression (accept-regression) or a missing case (remove).
 struct Acceptance {
-  std::string note;  // id of the accept-regression note
+  std::string note;  // the note's id
   std::string text;
   std::string author;
 };
@@ -57,7 +61,8 @@ struct CaseComparison {
   std::string bench;
   Params params;
   std::string metric;
-  std::string unit;
+  std::string unit;       // the current side's (the base's for a missing case)
+  std::string base_unit;  // the base side's (the current's for a new case); base_center is in it
   Better better = Better::lower;
   std::size_t base_n = 0, current_n = 0;              // samples (a single value counts as 1)
   std::optional<double> base_center, current_center;  // medians; absent on the side lacking it
@@ -68,12 +73,15 @@ struct CaseComparison {
   double threshold = 0.05;
   bool threshold_only = false;  // fewer than 3 samples a side
   Verdict verdict = Verdict::inconclusive;
-  std::optional<Acceptance> accepted;  // a regression an accept-regression note covers
+  // A regression an accept-regression note covers, or a missing case a remove note covers.
+  std::optional<Acceptance> accepted;
   bool fails_gate = false;
-  std::string remark;  // why the statistics are limited, or empty
+  // Why the statistics are limited, or why a case failed (`the current side failed: error:
+  // every run failed (first: run 1 exited with status 3)`), or empty.
+  std::string remark;
 };
 
-inline constexpr std::size_t k_verdict_count = 6;
+inline constexpr std::size_t k_verdict_count = 7;
 
 struct ComparisonReport {
   std::vector<RunSummary> base;  // newest first; more than one when pooled
@@ -88,15 +96,20 @@ struct ComparisonReport {
   double alpha = 0.05;
   double threshold = 0.05;
   DecidingTest test = DecidingTest::mann_whitney;
-  std::vector<Verdict> fail_on;  // regression first, then what CompareOptions::fail_on added
+  // failed, regression and (unless allow_missing) missing, then what CompareOptions::fail_on
+  // added.
+  std::vector<Verdict> fail_on;
   bool gate_pass = true;
 
   std::size_t count(Verdict verdict) const { return counts[static_cast<std::size_t>(verdict)]; }
 };
 
 // Compares current against base. Results that an `invalidate` note targets are left out;
-// `notes` may hold every note of the ledger. Throws benchledger::Error when a side has no run,
-// when options are out of range, when a metric asked for exists in no case, or (with
+// `notes` may hold every note of the ledger. A case whose current side failed (every result
+// failed, or it counts errors where the base counted none) gets the verdict failed, which always
+// fails the gate; one whose base side alone failed is reported in its remark. Throws
+// benchledger::Error when a side has no run, when no case is on both sides ("nothing to
+// compare"), when options are out of range, when a metric asked for exists in no case, or (with
 // require_same_env) when the environments differ.
 ComparisonReport compare_sides(const Side& base, const Side& current,
                                std::span<const NoteRecord> notes, const CompareOptions& options);

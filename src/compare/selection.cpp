@@ -52,6 +52,7 @@ Selection select_runs(const ledger::Store& store, std::string_view selector_text
     const std::set<std::string> invalidated = invalidated_ids(notes);
     std::vector<RunRecord> runs = store.find_runs(every, SIZE_MAX);
     std::erase_if(runs, [&](const RunRecord& run) { return invalidated.contains(run.header.id); });
+    runs = ledger::clean_runs_only(selector, std::move(runs));
     const auto skip = static_cast<std::size_t>(selector.back);
     for (std::size_t i = skip; i < runs.size() && chosen.size() < count; ++i) {
       chosen.push_back(std::move(runs[i]));
@@ -62,9 +63,10 @@ Selection select_runs(const ledger::Store& store, std::string_view selector_text
         fmt::format("run selector \"{}\": no run in {} matches", selector_text, store.uri()));
   }
   if (chosen.size() < count) {
-    selection.warnings.push_back(
-        fmt::format("--base-runs {}: only {} run(s) match \"{}\"; pooling those", count,
-                    chosen.size(), selector_text));
+    selection.warnings.push_back(fmt::format(
+        "--base-runs {}: only {} \"{}\"; pooling {}", count,
+        chosen.size() == 1 ? "1 run matches" : fmt::format("{} runs match", chosen.size()),
+        selector_text, chosen.size() == 1 ? "it alone" : "those"));
   }
   selection.side = load_side(store, std::move(chosen));
   for (const std::string& warning : store.warnings()) selection.warnings.push_back(warning);
@@ -88,8 +90,10 @@ Selection select_file(const std::string& path, std::size_t count) {
   if (runs.empty()) throw Error(fmt::format("{}: the file holds no run record", path));
   Selection selection;
   if (runs.size() < count) {
-    selection.warnings.push_back(fmt::format(
-        "--base-runs {}: {} holds only {} run(s); pooling those", count, path, runs.size()));
+    selection.warnings.push_back(
+        fmt::format("--base-runs {}: {} holds only {}; pooling {}", count, path,
+                    runs.size() == 1 ? "1 run" : fmt::format("{} runs", runs.size()),
+                    runs.size() == 1 ? "it alone" : "those"));
   }
   selection.side = load_side(*store, std::move(runs));
   selection.notes = notes;

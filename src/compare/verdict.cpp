@@ -24,7 +24,8 @@
 namespace benchledger::compare {
 namespace {
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 6> k_verdict_names{{
+constexpr std::array<std::pair<Verdict, std::string_view>, 7> k_verdict_names{{
+    {Verdict::failed, "failed"},
     {Verdict::regression, "regression"},
     {Verdict::improvement, "improvement"},
     {Verdict::unchanged, "unchanged"},
@@ -69,11 +70,15 @@ MetricAssessment measure(const MetricInput& input, const VerdictOptions& options
   a.threshold_only = a.base_n < k_min_samples || a.current_n < k_min_samples;
 
   if (a.threshold_only) {
+    // Over |base|, not base: a negative centre would flip the sign (-10 -> -11 is 10% lower,
+    // not "+10%").
+    const double difference = a.current_center - a.base_center;
     if (a.base_center != 0.0) {
-      a.change = a.current_center / a.base_center - 1.0;
+      a.change = difference / std::abs(a.base_center);
     } else if (a.current_center == 0.0) {
       a.change = 0.0;
     }
+    if (!positive) a.shift = difference;
     return a;
   }
   const double confidence = 1.0 - options.alpha;
@@ -90,6 +95,7 @@ MetricAssessment measure(const MetricInput& input, const VerdictOptions& options
     const stats::ShiftInterval hl =
         stats::hodges_lehmann_shift(input.base, input.current, confidence);
     a.coverage = hl.coverage;
+    a.shift = hl.estimate;
     const double scale = std::abs(a.base_center);
     if (scale > 0.0) {
       a.change = hl.estimate / scale;
@@ -112,13 +118,22 @@ int beyond_threshold(double change, double threshold, Better better) {
   return 0;
 }
 
+Verdict by_side(int side) {
+  return side > 0 ? Verdict::regression : side < 0 ? Verdict::improvement : Verdict::unchanged;
+}
+
 Verdict decide(const MetricAssessment& a, Better better, double alpha) {
-  if (!a.change) return Verdict::inconclusive;
-  const int side = beyond_threshold(*a.change, a.threshold, better);
-  if (a.threshold_only) {
-    return side > 0 ? Verdict::regression : side < 0 ? Verdict::improvement : Verdict::unchanged;
-  }
   const bool significant = a.p_adjusted && *a.p_adjusted <= alpha;
+  if (!a.change) {
+    // The base centre is 0 and the current one is not: no ratio, but a move away from zero
+    // (errors that appear) is beyond any relative threshold. It still has to be significant
+    // when there are enough samples to test.
+    const int side = a.shift ? beyond_threshold(*a.shift, 0.0, better) : 0;
+    if (side == 0 || (!a.threshold_only && !significant)) return Verdict::inconclusive;
+    return by_side(side);
+  }
+  const int side = beyond_threshold(*a.change, a.threshold, better);
+  if (a.threshold_only) return by_side(side);
   if (significant && side > 0) return Verdict::regression;
   if (significant && side < 0) return Verdict::improvement;
   if (a.ci_low && a.ci_high && *a.ci_low >= -a.threshold && *a.ci_high <= a.threshold) {
@@ -141,8 +156,8 @@ Verdict parse_verdict(std::string_view text) {
     if (name == text) return value;
   }
   throw Error(fmt::format(
-      "unknown verdict \"{}\" (expected regression, improvement, unchanged, inconclusive, new "
-      "or missing)",
+      "unknown verdict \"{}\" (expected failed, regression, improvement, unchanged, inconclusive, "
+      "new or missing)",
       text));
 }
 

@@ -3,7 +3,10 @@
 // call has been adjusted for multiple testing together.
 //
 // The change is current / base - 1 as a fraction (0.1 = 10% larger), from the Hodges–Lehmann
-// estimate on log(values) with its distribution-free interval at 1 - alpha. The p-value is the
+// estimate on log(values) with its distribution-free interval at 1 - alpha. Values that are not
+// all positive have no ratio: their change is the shift over the base centre's magnitude,
+// (current - base) / |base|, which keeps the sign of the difference when the centres are
+// negative. The p-value is the
 // deciding test's (Mann–Whitney U unless asked otherwise; docs/statistics.md says why),
 // adjusted by Benjamini–Hochberg over every metric of the call.
 #pragma once
@@ -17,9 +20,12 @@
 
 namespace benchledger::compare {
 
-enum class Verdict { regression, improvement, unchanged, inconclusive, new_case, missing };
+// `failed`: the current side of a case did not measure (every run or repetition failed, or it
+// counts errors where the base counted none). `missing`: in the base only; `new`: in the
+// current only. assess() gives only the first four; compare_sides() the others.
+enum class Verdict { failed, regression, improvement, unchanged, inconclusive, new_case, missing };
 
-// "regression", "improvement", "unchanged", "inconclusive", "new", "missing".
+// "failed", "regression", "improvement", "unchanged", "inconclusive", "new", "missing".
 std::string_view to_string(Verdict verdict);
 // The inverse of to_string; throws benchledger::Error naming the word and the choices.
 Verdict parse_verdict(std::string_view text);
@@ -45,8 +51,13 @@ struct MetricInput {
 struct MetricAssessment {
   std::size_t base_n = 0, current_n = 0;
   double base_center = 0, current_center = 0;  // medians
-  // current / base - 1; absent when the base centre is 0 and the values are not all positive.
+  // current / base - 1, or (current - base) / |base centre| for values not all positive; absent
+  // when the base centre is 0 and the values are not all positive.
   std::optional<double> change;
+  // For values not all positive: the Hodges–Lehmann shift current - base in the metric's unit
+  // (the difference of the medians with fewer than k_min_samples a side). Its sign gives the
+  // direction when the base centre is 0 and there is no relative change.
+  std::optional<double> shift;
   std::optional<double> ci_low, ci_high;  // the interval of the change; absent when threshold_only
   double coverage = 0;                    // what the interval actually covers (small samples)
   std::optional<double> p, p_adjusted;    // absent when threshold_only
@@ -76,7 +87,10 @@ struct MetricAssessment {
 // regression or improvement when p_adjusted <= alpha and the change lies beyond the threshold
 // on that side (direction from `better`); unchanged when the whole interval lies within
 // +-threshold; inconclusive otherwise. With fewer than k_min_samples a side only the
-// threshold applies to the change of the medians. Deterministic. Throws benchledger::Error on
+// threshold applies to the change of the medians. A base centre of 0 (a count of errors that
+// was zero) has no relative change: a significant shift away from it is a regression or an
+// improvement by its sign whatever the threshold, and with fewer than k_min_samples a side any
+// move of the median away from 0 is. Deterministic. Throws benchledger::Error on
 // an empty or non-finite sample.
 std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
                                      const VerdictOptions& options);

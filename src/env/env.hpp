@@ -68,8 +68,26 @@ std::string fingerprint_text(const Env& env);
 // SHA-256 (64 lower-case hex) of fingerprint_text(env). Ignores env.fingerprint itself.
 std::string fingerprint(const Env& env);
 
-// The comparability fields whose values differ between a and b, by dotted name, in the
-// order of comparability_fields().
+// The fields compare holds two runs' environments to (docs/environment.md): the comparability
+// fields, then the runtimes that a fingerprint leaves out because a run may not use them:
+// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server.
+const std::vector<std::string>& compared_fields();
+
+// A compared field whose values differ, both as fingerprint_text writes values (JSON).
+struct FieldDifference {
+  std::string field, base, current;
+  bool operator==(const FieldDifference&) const = default;
+};
+
+// The one comparison of two environments that compare, --require-same-env and the report's
+// "differs" marks all use: the compared fields whose values differ, in the order of
+// compared_fields(), leaving out those named in `ignore` (benchledger.json's
+// environment.ignore). Throws benchledger::Error when `ignore` names a field that is not
+// compared.
+std::vector<FieldDifference> environment_differences(const Env& base, const Env& current,
+                                                     const std::vector<std::string>& ignore = {});
+
+// The names of environment_differences(a, b) with nothing ignored.
 std::vector<std::string> differing_fields(const Env& a, const Env& b);
 
 // Why numbers measured in this environment may be unstable, one sentence each: a governor

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <benchledger/error.hpp>
+
 #include "env/env.hpp"
 
 namespace benchledger::env {
@@ -58,6 +60,20 @@ const std::vector<Field>& fields() {
   return k_fields;
 }
 
+// Compared as well, but not hashed into the fingerprint: a run records these tools' versions
+// whether or not it uses them, and fingerprints already in ledgers must stay what they were.
+const std::vector<Field>& runtime_fields() {
+  static const std::vector<Field> k_fields = {
+      {"runtimes.node", [](const Env& e) { return json_text(e.runtimes.node); }},
+      {"runtimes.python", [](const Env& e) { return json_text(e.runtimes.python); }},
+      {"runtimes.postgres_client",
+       [](const Env& e) { return json_text(e.runtimes.postgres_client); }},
+      {"runtimes.postgres_server",
+       [](const Env& e) { return json_text(e.runtimes.postgres_server); }},
+  };
+  return k_fields;
+}
+
 // The CPUs this process can use: the fewest of those known (affinity, online, present).
 std::optional<double> cpus_available(const Env& env) {
   std::optional<double> cpus;
@@ -98,12 +114,41 @@ std::string fingerprint(const Env& env) {
   return sha256_hex(fingerprint_text(env));
 }
 
-std::vector<std::string> differing_fields(const Env& a, const Env& b) {
-  std::vector<std::string> differing;
-  for (const auto& field : fields()) {
-    if (field.value(a) != field.value(b)) differing.emplace_back(field.name);
+const std::vector<std::string>& compared_fields() {
+  static const std::vector<std::string> k_names = [] {
+    std::vector<std::string> names = comparability_fields();
+    for (const auto& field : runtime_fields()) names.emplace_back(field.name);
+    return names;
+  }();
+  return k_names;
+}
+
+std::vector<FieldDifference> environment_differences(const Env& base, const Env& current,
+                                                     const std::vector<std::string>& ignore) {
+  const std::vector<std::string>& known = compared_fields();
+  for (const std::string& name : ignore) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw Error(fmt::format("environment.ignore: \"{}\" is not a compared field (one of {})",
+                              name, fmt::join(known, ", ")));
+    }
   }
-  return differing;
+  std::vector<FieldDifference> out;
+  for (const auto* list : {&fields(), &runtime_fields()}) {
+    for (const Field& field : *list) {
+      if (std::find(ignore.begin(), ignore.end(), field.name) != ignore.end()) continue;
+      std::string b = field.value(base), c = field.value(current);
+      if (b != c) out.push_back({field.name, std::move(b), std::move(c)});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> differing_fields(const Env& a, const Env& b) {
+  std::vector<std::string> names;
+  for (const FieldDifference& difference : environment_differences(a, b)) {
+    names.push_back(difference.field);
+  }
+  return names;
 }
 
 std::vector<std::string> stability_warnings(const Env& env) {

@@ -77,4 +77,21 @@ RunSelector parse_run_selector(std::string_view text) {
   return selector;
 }
 
+std::vector<RunRecord> clean_runs_only(const RunSelector& selector, std::vector<RunRecord> runs) {
+  if (selector.kind != RunSelector::Kind::git || runs.empty()) return runs;
+  std::vector<std::string> dirty;
+  for (const RunRecord& run : runs) {
+    if (run.git.dirty.value_or(false)) dirty.push_back(run.header.id);
+  }
+  if (dirty.size() == runs.size()) {
+    std::string ids;
+    for (const std::string& id : dirty) ids += (ids.empty() ? "" : ", ") + id;
+    refuse(selector.text,
+           "only runs made from uncommitted changes (+dirty) match: " + ids +
+               "; a commit selects clean runs only (give a run id to select one of these)");
+  }
+  std::erase_if(runs, [](const RunRecord& run) { return run.git.dirty.value_or(false); });
+  return runs;
+}
+
 }  // namespace benchledger::ledger

@@ -1,5 +1,6 @@
 // The Store members with a default built on scan() or find_runs(): what a store may override
 // with a faster query of its own.
+#include <cstdint>
 #include <map>
 
 #include <benchledger/ledger.hpp>
@@ -12,6 +13,15 @@ void Store::scan_bytes(
 }
 
 std::optional<RunRecord> Store::find_run(const RunSelector& selector) const {
+  if (selector.kind == RunSelector::Kind::git) {
+    // Count back over clean runs only: the stores' find_runs match the commit alone.
+    RunSelector every = selector;
+    every.back = 0;
+    auto runs = clean_runs_only(selector, find_runs(every, SIZE_MAX));
+    const auto back = static_cast<std::size_t>(selector.back);
+    if (back >= runs.size()) return std::nullopt;
+    return std::move(runs[back]);
+  }
   auto runs = find_runs(selector, 1);
   if (runs.empty()) return std::nullopt;
   return std::move(runs.front());

@@ -226,7 +226,7 @@ Config load_config(const std::filesystem::path& path) {
   }
   try {
     const model::JsonReader reader(json, "");
-    refuse_unknown_keys(reader, {"ledger", "project", "thresholds", "run", "gate"});
+    refuse_unknown_keys(reader, {"ledger", "project", "thresholds", "run", "gate", "environment"});
     Config config;
     config.path = path;
     if (reader.has("ledger")) config.ledger = reader.string("ledger");
@@ -245,6 +245,11 @@ Config load_config(const std::filesystem::path& path) {
         }
         config.thresholds.emplace_back(pattern, percent);
       }
+    }
+    if (reader.has("environment")) {
+      const model::JsonReader environment = reader.object("environment");
+      refuse_unknown_keys(environment, {"ignore"});
+      config.environment_ignore = string_list(environment, "ignore");
     }
     if (reader.has("run")) {
       const model::JsonReader run = reader.object("run");

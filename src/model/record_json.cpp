@@ -574,6 +574,8 @@ std::string_view to_string(NoteKind kind) {
       return "invalidate";
     case NoteKind::comment:
       return "comment";
+    case NoteKind::remove:
+      return "remove";
   }
   return "comment";
 }
@@ -587,7 +589,7 @@ std::optional<Better> better_from(std::string_view word) {
 
 std::optional<NoteKind> note_kind_from(std::string_view word) {
   for (const NoteKind kind :
-       {NoteKind::accept_regression, NoteKind::invalidate, NoteKind::comment}) {
+       {NoteKind::accept_regression, NoteKind::invalidate, NoteKind::comment, NoteKind::remove}) {
     if (word == to_string(kind)) return kind;
   }
   return std::nullopt;

@@ -321,7 +321,8 @@ NoteRecord read_note(const JsonReader& reader) {
   note.bench = reader.nullable_string("bench");
   const auto kind = note_kind_from(reader.string("kind"));
   if (!kind) {
-    reader.fail("kind", "expected \"accept-regression\", \"invalidate\" or \"comment\"");
+    reader.fail("kind",
+                "expected \"accept-regression\", \"invalidate\", \"comment\" or \"remove\"");
   }
   note.kind = *kind;
   note.text = reader.string("text");

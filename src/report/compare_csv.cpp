@@ -30,7 +30,7 @@ std::string number(const std::optional<double>& value, double scale = 1.0) {
 
 std::string render_comparison_csv(const compare::ComparisonReport& report) {
   std::string out =
-      "bench,params,metric,unit,better,base_n,base_center,current_n,current_center,"
+      "bench,params,metric,unit,better,base_n,base_center,base_unit,current_n,current_center,"
       "change_percent,ci_low_percent,ci_high_percent,p,p_adjusted,threshold_percent,verdict,"
       "accepted_by,gate,detectable_percent,remark\n";
   for (const compare::CaseComparison& c : report.cases) {
@@ -43,6 +43,7 @@ std::string render_comparison_csv(const compare::ComparisonReport& report) {
                                           std::string(to_string(c.better)),
                                           std::to_string(c.base_n),
                                           number(c.base_center),
+                                          c.base_unit,
                                           std::to_string(c.current_n),
                                           number(c.current_center),
                                           number(c.change, 100.0),

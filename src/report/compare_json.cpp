@@ -32,10 +32,12 @@ ordered_json run_json(const compare::RunSummary& run) {
   return json;
 }
 
-ordered_json side_json(const std::optional<double>& center, std::size_t n) {
+ordered_json side_json(const std::optional<double>& center, std::size_t n,
+                       const std::string& unit) {
   ordered_json json;
   json["n"] = n;
   json["center"] = optional_number(center);
+  json["unit"] = unit;
   return json;
 }
 
@@ -70,8 +72,8 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
     item["metric"] = c.metric;
     item["unit"] = c.unit;
     item["better"] = to_string(c.better);
-    item["base"] = side_json(c.base_center, c.base_n);
-    item["current"] = side_json(c.current_center, c.current_n);
+    item["base"] = side_json(c.base_center, c.base_n, c.base_unit);
+    item["current"] = side_json(c.current_center, c.current_n, c.unit);
     item["change"] = optional_number(c.change, 100.0);
     item["ci"] = c.ci_low && c.ci_high
                      ? ordered_json::array({100.0 * *c.ci_low, 100.0 * *c.ci_high})

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/format.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -41,18 +42,20 @@ std::string xml_escape(const std::string& text) {
 }
 
 std::string describe(const compare::CaseComparison& c) {
-  std::string what = c.change ? format_percent(*c.change) : std::string("no relative change");
+  std::string what = c.change ? format_change(*c.change) : std::string("no relative change");
   if (c.verdict == compare::Verdict::new_case) what = "not in the base run";
   if (c.verdict == compare::Verdict::missing) what = "not in the current run";
   std::string text = fmt::format("{}: {}", compare::to_string(c.verdict), what);
   if (c.ci_low && c.ci_high) {
     text +=
-        fmt::format(" (interval {} to {})", format_percent(*c.ci_low), format_percent(*c.ci_high));
+        fmt::format(" (interval {} to {})", format_change(*c.ci_low), format_change(*c.ci_high));
   }
   if (c.p_adjusted) text += fmt::format(", adjusted p {:.3g}", *c.p_adjusted);
   text += fmt::format(", threshold {:g}%", 100.0 * c.threshold);
-  if (c.base_center) text += ", base " + format_center(*c.base_center, c.unit);
-  if (c.current_center) text += ", current " + format_center(*c.current_center, c.unit);
+  if (c.base_center) {
+    text += ", base " + format_quantity(*c.base_center, c.base_unit);
+  }
+  if (c.current_center) text += ", current " + format_quantity(*c.current_center, c.unit);
   if (!c.remark.empty()) text += "; " + c.remark;
   if (const std::string d = format_detectable(c); !d.empty()) text += "; " + d;
   return text;

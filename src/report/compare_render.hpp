@@ -37,15 +37,19 @@ std::string fit_comment(const std::string& markdown, std::size_t limit,
 // JUnit XML: one testcase per compared metric, a <failure> for each that fails the gate.
 std::string render_comparison_junit(const compare::ComparisonReport& report);
 
-// RFC 4180 CSV with a header row, one row per compared metric; percent columns; the last,
+// RFC 4180 CSV with a header row, one row per compared metric; base_center is in base_unit,
+// current_center in unit (they differ when a case's unit changed); percent columns; the last,
 // `remark`, is comparison_remark (what JSON's `remark` holds).
 std::string render_comparison_csv(const compare::ComparisonReport& report);
 
-// Helpers shared by the renderers.
+// Helpers shared by the renderers (values with units: report/format.hpp).
 std::string comparison_case_label(const compare::CaseComparison& c);  // `bench [k=v, ...]`
-std::string format_percent(double fraction);                          // `+10.2%`
-std::string format_center(double value, const std::string& unit);     // `1.234e+04 ns`
 std::string format_detectable(const compare::CaseComparison& c);      // `could detect >= 7.3%`
+// The count of each verdict present, in the order of compare::Verdict: `1 failed, 2
+// regressions, 1 improvement, 3 unchanged`; empty when there are no cases.
+std::string verdict_counts(const compare::ComparisonReport& report);
+// A run as the human forms name it: `01J… (baseline) git 49a18b82c0de+dirty`.
+std::string run_text(const compare::RunSummary& run);
 // The case's remark followed by format_detectable, "; "-separated; empty when there is neither.
 std::string comparison_remark(const compare::CaseComparison& c);
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/format.hpp"
 
 namespace benchledger::report {
 
@@ -21,32 +22,37 @@ std::string comparison_case_label(const CaseComparison& c) {
   return fmt::format("{} [{}]", c.bench, fmt::join(parts, ", "));
 }
 
-std::string format_percent(double fraction) {
-  const double percent = 100.0 * fraction;
-  // Below 0.05% the sign of a rounded zero would only confuse.
-  if (std::abs(percent) < 0.05) return "0.0%";
-  return fmt::format("{:+.1f}%", percent);
-}
-
-std::string format_center(double value, const std::string& unit) {
-  const double magnitude = std::abs(value);
-  if (magnitude != 0.0 && (magnitude >= 1e6 || magnitude < 1e-2)) {
-    return fmt::format("{:.4g} {}", value, unit);
-  }
-  return fmt::format("{:.{}f} {}", value, magnitude >= 1000 ? 0 : magnitude >= 100 ? 1 : 2, unit);
-}
-
 std::string format_detectable(const CaseComparison& c) {
   if (!c.detectable) return {};
   // Infinite when the sizes cannot reach significance at all: the remark says so, and why.
   if (std::isinf(*c.detectable)) return {};
-  return fmt::format("could detect >= {:.1f}%", 100.0 * *c.detectable);
+  return "could detect >= " + format_percent(*c.detectable);
 }
 
 std::string comparison_remark(const CaseComparison& c) {
   const std::string d = format_detectable(c);
   if (d.empty()) return c.remark;
   return c.remark.empty() ? d : c.remark + "; " + d;
+}
+
+std::string verdict_counts(const ComparisonReport& report) {
+  std::vector<std::string> parts;
+  for (std::size_t v = 0; v < compare::k_verdict_count; ++v) {
+    if (report.counts[v] == 0) continue;
+    const auto verdict = static_cast<Verdict>(v);
+    const std::string one(compare::to_string(verdict));
+    // Only the verdicts that are nouns take a plural: 2 regressions, but 2 unchanged, 2 new.
+    const bool noun = verdict == Verdict::regression || verdict == Verdict::improvement;
+    parts.push_back(plural(report.counts[v], one, noun ? one + "s" : one));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string run_text(const compare::RunSummary& run) {
+  std::string text = run.id;
+  if (run.label) text += " (" + *run.label + ")";
+  if (run.git.commit) text += " git " + format_commit(run.git);
+  return text;
 }
 
 namespace {
@@ -69,21 +75,21 @@ std::string verdict_text(const CaseComparison& c) {
 
 std::string side_text(const std::optional<double>& center, std::size_t n, const std::string& unit) {
   if (!center) return "-";
-  return fmt::format("{} (n={})", format_center(*center, unit), n);
+  return fmt::format("{} (n={})", format_quantity(*center, unit), n);
 }
 
 std::vector<std::string> cells_of(const CaseComparison& c) {
   std::string interval = "-";
   if (c.ci_low && c.ci_high) {
-    interval = fmt::format("[{}, {}]", format_percent(*c.ci_low), format_percent(*c.ci_high));
+    interval = fmt::format("[{}, {}]", format_change(*c.ci_low), format_change(*c.ci_high));
   }
   std::string p = "-";
   if (c.p_adjusted) p = fmt::format("{:.2g}", *c.p_adjusted);
   return {comparison_case_label(c),
           c.metric,
-          side_text(c.base_center, c.base_n, c.unit),
+          side_text(c.base_center, c.base_n, c.base_unit),
           side_text(c.current_center, c.current_n, c.unit),
-          c.change ? format_percent(*c.change) : "-",
+          c.change ? format_change(*c.change) : "-",
           interval,
           p,
           verdict_text(c)};
@@ -92,6 +98,7 @@ std::vector<std::string> cells_of(const CaseComparison& c) {
 const char* colour_of(Verdict verdict, bool accepted) {
   if (accepted) return "\x1b[33m";
   switch (verdict) {
+    case Verdict::failed:
     case Verdict::regression:
       return "\x1b[1;31m";
     case Verdict::improvement:
@@ -107,23 +114,11 @@ const char* colour_of(Verdict verdict, bool accepted) {
   return "";
 }
 
-std::string run_text(const compare::RunSummary& run) {
-  std::string text = run.id;
-  if (run.label) text += " (" + *run.label + ")";
-  if (run.git.commit) text += " git " + run.git.commit->substr(0, 12);
-  return text;
-}
-
 std::string summary_text(const ComparisonReport& report) {
-  std::vector<std::string> parts;
-  for (std::size_t v = 0; v < compare::k_verdict_count; ++v) {
-    if (report.counts[v] == 0) continue;
-    parts.push_back(
-        fmt::format("{} {}", report.counts[v], compare::to_string(static_cast<Verdict>(v))));
-  }
-  if (report.accepted > 0) parts.push_back(fmt::format("{} accepted", report.accepted));
-  if (parts.empty()) return "no cases";
-  return fmt::format("{}", fmt::join(parts, ", "));
+  std::string text = verdict_counts(report);
+  if (report.accepted > 0)
+    text += fmt::format("{}{} accepted", text.empty() ? "" : ", ", report.accepted);
+  return text.empty() ? "no cases" : text;
 }
 
 std::string settings_text(const ComparisonReport& report) {

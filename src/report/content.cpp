@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "env/env.hpp"
 #include "model/redact.hpp"
+#include "report/compare_render.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
@@ -84,7 +86,10 @@ std::string on_off(bool value) {
 struct EnvField {
   std::string name;
   std::function<std::optional<std::string>(const RunRecord&)> value;
-  bool flag_differences = true;  // load averages always differ and are not a different machine
+  // The fields of env::compared_fields() the row shows: it is marked "differs" when
+  // env::environment_differences finds one of them, as compare does. Rows of fields compare
+  // does not hold (host, governor, load average: not a different environment) are never marked.
+  std::vector<std::string> compared = {};
   bool only_when_known = false;  // rows for optional runtimes appear when some run has them
 };
 
@@ -120,7 +125,8 @@ std::vector<EnvField> env_fields() {
          std::string text = cpu.model.value_or("?");
          if (cpu.arch) text += " (" + *cpu.arch + ")";
          return text;
-       }},
+       },
+       {"cpu.model", "cpu.vendor", "cpu.arch"}},
       {"CPU cores",
        [count](const RunRecord& r) {
          const CpuInfo& cpu = r.env.cpu;
@@ -129,7 +135,8 @@ std::vector<EnvField> env_fields() {
               cpu.sockets ? std::optional<std::string>(format_integer(*cpu.sockets) +
                                                        (*cpu.sockets == 1 ? " socket" : " sockets"))
                           : std::nullopt});
-       }},
+       },
+       {"cpu.logical", "cpu.physical", "cpu.sockets"}},
       {"CPUs usable",
        [count](const RunRecord& r) -> std::optional<std::string> {
          const CpuInfo& cpu = r.env.cpu;
@@ -138,7 +145,8 @@ std::vector<EnvField> env_fields() {
              {count(cpu.online, "online"), count(cpu.affinity, "in affinity"),
               std::optional<std::string>(cpu.quota ? fmt::format("quota {:g} CPUs", *cpu.quota)
                                                    : "no quota")});
-       }},
+       },
+       {"cpu.online", "cpu.affinity", "cpu.quota"}},
       {"CPU frequency",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (!r.env.cpu.mhz) return std::nullopt;
@@ -166,13 +174,16 @@ std::vector<EnvField> env_fields() {
          };
          return join_known({level("L1d", c.l1d), level("L2", c.l2), level("L3", c.l3)});
        }},
-      {"Memory", [bytes](const RunRecord& r) { return bytes(r.env.memory.total_bytes); }},
+      {"Memory",
+       [bytes](const RunRecord& r) { return bytes(r.env.memory.total_bytes); },
+       {"memory.total_bytes"}},
       {"Memory limit",
        [bytes](const RunRecord& r) -> std::optional<std::string> {
          // null means no cgroup limit (DESIGN.md).
          if (!r.env.memory.limit_bytes) return std::string("none");
          return bytes(r.env.memory.limit_bytes);
-       }},
+       },
+       {"memory.limit_bytes"}},
       {"OS",
        [](const RunRecord& r) -> std::optional<std::string> {
          const OsInfo& os = r.env.os;
@@ -180,9 +191,12 @@ std::vector<EnvField> env_fields() {
          std::string text = os.name.value_or("?");
          if (os.version) text += " " + *os.version;
          return text;
-       }},
-      {"Kernel", [](const RunRecord& r) { return r.env.os.kernel; }},
-      {"Virtualization", [](const RunRecord& r) { return r.env.virtualization; }},
+       },
+       {"os.name", "os.version"}},
+      {"Kernel", [](const RunRecord& r) { return r.env.os.kernel; }, {"os.kernel"}},
+      {"Virtualization",
+       [](const RunRecord& r) { return r.env.virtualization; },
+       {"virtualization"}},
       {"Container",
        [](const RunRecord& r) -> std::optional<std::string> {
          const ContainerInfo& c = r.env.container;
@@ -190,22 +204,33 @@ std::vector<EnvField> env_fields() {
          std::string text = c.kind.value_or("?");
          if (c.docker_version) text += ", Docker " + *c.docker_version;
          return text;
-       }},
+       },
+       {"container.kind"}},
       {"Clock", [](const RunRecord& r) { return r.env.clock.source; }},
-      // A measurement, different on every run: shown, not flagged.
+      // A measurement, different on every run: shown, not compared.
       {"Clock read",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (!r.env.clock.read_ns) return std::nullopt;
          return format_quantity(*r.env.clock.read_ns, "ns");
-       },
-       false},
-      {"Compiler", [](const RunRecord& r) { return r.env.runtimes.compiler; }},
-      {"Build type", [](const RunRecord& r) { return r.env.runtimes.build_type; }},
-      {"Node", [](const RunRecord& r) { return r.env.runtimes.node; }, true, true},
-      {"Python", [](const RunRecord& r) { return r.env.runtimes.python; }, true, true},
-      {"PostgreSQL client", [](const RunRecord& r) { return r.env.runtimes.postgres_client; }, true,
+       }},
+      {"Compiler",
+       [](const RunRecord& r) { return r.env.runtimes.compiler; },
+       {"runtimes.compiler"}},
+      {"Build type",
+       [](const RunRecord& r) { return r.env.runtimes.build_type; },
+       {"runtimes.build_type"}},
+      {"Node", [](const RunRecord& r) { return r.env.runtimes.node; }, {"runtimes.node"}, true},
+      {"Python",
+       [](const RunRecord& r) { return r.env.runtimes.python; },
+       {"runtimes.python"},
        true},
-      {"PostgreSQL server", [](const RunRecord& r) { return r.env.runtimes.postgres_server; }, true,
+      {"PostgreSQL client",
+       [](const RunRecord& r) { return r.env.runtimes.postgres_client; },
+       {"runtimes.postgres_client"},
+       true},
+      {"PostgreSQL server",
+       [](const RunRecord& r) { return r.env.runtimes.postgres_server; },
+       {"runtimes.postgres_server"},
        true},
       {"Load average",
        [](const RunRecord& r) -> std::optional<std::string> {
@@ -214,13 +239,13 @@ std::vector<EnvField> env_fields() {
          for (double v : *r.env.load_avg)
            text += (text.empty() ? "" : ", ") + fmt::format("{:.2f}", v);
          return text;
-       },
-       false},
+       }},
       {"Fingerprint",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (r.env.fingerprint.empty()) return std::nullopt;
          return r.env.fingerprint.substr(0, 12);
-       }},
+       },
+       env::comparability_fields()},
   };
   return fields;
 }
@@ -743,10 +768,10 @@ void add_runs(Document& doc, const ReportInput& input) {
   row("Project", [](const RunRecord& r) { return text_cell(r.project); });
   row("Git", [](const RunRecord& r) {
     if (!r.git.commit) return text_cell(k_missing);
-    Text text{code(r.git.commit->substr(0, 12))};
+    Text text{code(format_commit(r.git))};
     std::string rest;
     if (r.git.branch) rest += " on " + *r.git.branch;
-    if (r.git.dirty && *r.git.dirty) rest += ", uncommitted changes";
+    if (r.git.dirty && *r.git.dirty) rest += " (uncommitted changes)";
     if (!rest.empty()) text.push_back(plain(rest));
     return Cell{std::move(text), {}, {}};
   });
@@ -776,6 +801,14 @@ void add_environment(Document& doc, const ReportInput& input) {
     table.header.push_back(h);
     table.align.push_back(Align::left);
   }
+  // Every run against the first, by the comparison compare makes.
+  std::set<std::string> differing;
+  for (const RunRecord* r : runs) {
+    if (r == runs.front()) continue;
+    for (const std::string& name : env::differing_fields(runs.front()->env, r->env)) {
+      differing.insert(name);
+    }
+  }
   bool any_differs = false;
   for (const EnvField& field : env_fields()) {
     std::vector<std::optional<std::string>> values;
@@ -784,8 +817,8 @@ void add_environment(Document& doc, const ReportInput& input) {
         std::any_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); });
     if (field.only_when_known && !known) continue;
     const bool differs =
-        field.flag_differences &&
-        std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end();
+        std::any_of(field.compared.begin(), field.compared.end(),
+                    [&](const std::string& name) { return differing.contains(name); });
     any_differs = any_differs || differs;
     std::vector<Cell> row;
     row.push_back(differs ? Cell{{strong(field.name), plain(" ⚠ differs")}, "differs", {}}
@@ -808,18 +841,14 @@ void add_environment(Document& doc, const ReportInput& input) {
 
 // ---- comparison ----------------------------------------------------------------------------
 
-std::string plural(std::size_t n, const std::string& one, const std::string& many) {
-  return format_integer(static_cast<std::int64_t>(n)) + " " + (n == 1 ? one : many);
-}
-
 // The verdict in words; its symbol is the icon named verdict_icon().
 std::string verdict_text(const compare::CaseComparison& c) {
-  if (c.verdict == compare::Verdict::regression && c.accepted) return "regression, accepted";
+  if (c.accepted) return std::string(compare::to_string(c.verdict)) + ", accepted";
   return std::string(compare::to_string(c.verdict));
 }
 
 std::string verdict_icon(const compare::CaseComparison& c) {
-  if (c.verdict == compare::Verdict::regression && c.accepted) return "accepted";
+  if (c.accepted) return "accepted";
   return std::string(compare::to_string(c.verdict));
 }
 
@@ -877,25 +906,14 @@ Paragraph comparison_summary(const compare::ComparisonReport& report, const std:
                              const std::string& current_name) {
   using compare::Verdict;
   Text text{strong(report.gate_pass ? "Gate: passes." : "Gate: fails.")};
-  std::string counts;
-  const std::pair<Verdict, std::pair<const char*, const char*>> names[] = {
-      {Verdict::regression, {"regression", "regressions"}},
-      {Verdict::improvement, {"improvement", "improvements"}},
-      {Verdict::unchanged, {"unchanged", "unchanged"}},
-      {Verdict::inconclusive, {"inconclusive", "inconclusive"}},
-      {Verdict::new_case, {"new", "new"}},
-      {Verdict::missing, {"missing", "missing"}}};
-  for (const auto& [verdict, words] : names) {
-    if (report.count(verdict) == 0) continue;
-    counts +=
-        (counts.empty() ? "" : ", ") + plural(report.count(verdict), words.first, words.second);
-  }
+  const std::string counts = verdict_counts(report);
   text.push_back(plain(" " + current_name + " against " + base_name + ": " +
                        (counts.empty() ? std::string("nothing to compare") : counts) + " among " +
                        plural(report.cases.size(), "comparison", "comparisons") + "."));
   if (report.accepted > 0) {
-    text.push_back(plain(" " + plural(report.accepted, "regression is", "regressions are") +
-                         " accepted by a note and do not fail the gate."));
+    text.push_back(plain(" " + plural(report.accepted, "case is", "cases are") +
+                         " accepted by a note and " + (report.accepted == 1 ? "does" : "do") +
+                         " not fail the gate."));
   }
   text.push_back(plain(
       " A change counts when it lies beyond ±" + percent_of(report.threshold) +
@@ -1028,20 +1046,20 @@ void add_comparisons(Document& doc, const ReportInput& input) {
     const Params common = common_params(all_params);
     for (const compare::CaseComparison* case_ptr : in_run_order(report, *current, *input.base)) {
       const compare::CaseComparison& c = *case_ptr;
-      const auto value = [&](const std::optional<double>& v) {
-        return v ? format_quantity(*v, c.unit) : std::string(k_missing);
+      const auto value = [&](const std::optional<double>& v, const std::string& unit) {
+        return v ? format_quantity(*v, unit) : std::string(k_missing);
       };
       std::vector<Cell> row;
       row.push_back(Cell{case_text(c.bench, without(c.params, common)), {}, {}});
       // The verdict comes second so that a narrow screen shows it without scrolling.
-      const bool bold = c.verdict == compare::Verdict::regression && !c.accepted;
+      const bool bold = c.fails_gate;
       row.push_back(
           Cell{{bold ? strong(verdict_text(c)) : plain(verdict_text(c))},
                c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict)),
                verdict_icon(c)});
       row.push_back(Cell{{code(c.metric)}, {}, {}});
-      row.push_back(text_cell(value(c.base_center)));
-      row.push_back(text_cell(value(c.current_center)));
+      row.push_back(text_cell(value(c.base_center, c.base_unit)));
+      row.push_back(text_cell(value(c.current_center, c.unit)));
       row.push_back(text_cell(c.change ? format_change(*c.change) : std::string(k_missing)));
       row.push_back(text_cell(c.ci_low && c.ci_high
                                   ? format_change(*c.ci_low) + " to " + format_change(*c.ci_high)

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@ struct TimeUnit {
   std::string_view shown;
   double seconds;
 };
+// The display names of model::seconds_per_unit's units, smallest first.
 constexpr std::array<TimeUnit, 4> k_time_units{{
     {"ns", "ns", 1e-9},
     {"us", "µs", 1e-6},
@@ -24,6 +26,13 @@ constexpr std::array<TimeUnit, 4> k_time_units{{
 }};
 
 constexpr std::array<std::string_view, 6> k_byte_units{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+
+constexpr std::array<std::pair<std::string_view, double>, 4> k_si_prefixes{{
+    {"k", 1e3},
+    {"M", 1e6},
+    {"G", 1e9},
+    {"T", 1e12},
+}};
 
 std::string non_finite(double value) {
   if (std::isnan(value)) return "nan";
@@ -59,21 +68,6 @@ double round_significant(double value, int digits) {
 }
 
 }  // namespace
-
-UnitKind unit_kind(std::string_view unit) {
-  if (seconds_per_unit(unit)) return UnitKind::time;
-  if (unit == "bytes" || unit == "B") return UnitKind::bytes;
-  if (unit == "count") return UnitKind::count;
-  if (unit.size() > 2 && unit.substr(unit.size() - 2) == "/s") return UnitKind::rate;
-  return UnitKind::other;
-}
-
-std::optional<double> seconds_per_unit(std::string_view unit) {
-  for (const TimeUnit& t : k_time_units) {
-    if (unit == t.name) return t.seconds;
-  }
-  return std::nullopt;
-}
 
 std::string format_integer(std::int64_t value) {
   return group_thousands(fmt::format("{}", value));
@@ -138,8 +132,23 @@ DisplayUnit display_unit(double magnitude, std::string_view unit) {
 std::string format_quantity(double value, std::string_view unit, int digits) {
   if (!std::isfinite(value))
     return non_finite(value) + (unit.empty() ? "" : " " + std::string(unit));
-  if (unit_kind(unit) == UnitKind::count && value == std::round(value) && std::fabs(value) < 1e15) {
+  const UnitKind kind = unit_kind(unit);
+  if (kind == UnitKind::count && value == std::round(value) && std::fabs(value) < 1e15) {
     return format_integer(static_cast<std::int64_t>(value));  // counts are whole: 3, not 3.00
+  }
+  if (kind == UnitKind::rate || kind == UnitKind::other) {
+    // An SI prefix on the number, chosen on the rounded value: 999,960 ops/s is "1.00M ops/s".
+    const double rounded = std::fabs(round_significant(value, digits));
+    std::string_view prefix;
+    double scale = 1;
+    for (const auto& [name, factor] : k_si_prefixes) {
+      if (rounded >= factor) {
+        prefix = name;
+        scale = factor;
+      }
+    }
+    const std::string number = format_number(value / scale, digits) + std::string(prefix);
+    return unit.empty() ? number : number + " " + std::string(unit);
   }
   // Choose the unit on the rounded value, so that 999.9 ns is "1.00 µs", not "1,000 ns".
   DisplayUnit shown = display_unit(value, unit);
@@ -166,6 +175,21 @@ std::string format_change(double fraction) {
 
 std::string format_percent(double fraction, int digits) {
   return format_number(fraction * 100, digits) + "%";
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return format_integer(static_cast<std::int64_t>(n)) + " " + std::string(n == 1 ? one : many);
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (const char c : text) width += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+std::string format_commit(const GitState& git) {
+  if (!git.commit) return "-";
+  return git.commit->substr(0, 12) + (git.dirty.value_or(false) ? "+dirty" : "");
 }
 
 }  // namespace benchledger::report

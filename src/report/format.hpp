@@ -1,5 +1,7 @@
-// Numbers as people read them in reports and tables: significant digits, thousands separators,
-// and the unit scaled to fit the value (1.23 ms, 9,377 ops/s, 512 MiB, +4.3%).
+// Numbers as people read them: significant digits, thousands separators, and the unit scaled
+// to fit the value (1.23 ms, 18.5 µs, 54.4k ops/s, 512 MiB, +4.3%). The one formatter of values
+// with units: run, ledger show, compare (table, Markdown, JUnit) and report all print through
+// format_quantity, so that one value reads the same everywhere; JSON and CSV keep raw numbers.
 //
 // Every function here is pure and locale-independent (the same value gives the same bytes on
 // every machine), so that golden files of the outputs that use them stay stable. Non-finite
@@ -12,20 +14,18 @@
 #include <string>
 #include <string_view>
 
+#include <benchledger/record.hpp>
+
+#include "model/units.hpp"
+
 namespace benchledger::report {
 
-// What a unit measures, as far as scaling is concerned.
-enum class UnitKind {
-  time,   // ns, us, ms, s: scaled between ns, µs, ms and s
-  bytes,  // bytes: scaled in powers of 1024 (B, KiB, MiB, GiB, TiB)
-  rate,   // ops/s and other "…/s": never scaled, whole numbers with separators from 1,000
-  count,  // count: printed without a unit, whole values without decimals
-  other,  // anything else: the number and the unit as written
-};
-UnitKind unit_kind(std::string_view unit);
-
-// Seconds per one of a time unit ("ns" → 1e-9), or nullopt when the unit is not a time unit.
-std::optional<double> seconds_per_unit(std::string_view unit);
+// Time is scaled between ns, µs, ms and s; bytes in powers of 1024 (B, KiB, MiB, GiB, TiB);
+// rates and other units get an SI prefix on the number from 1,000 (54.4k ops/s); a count is
+// printed without a unit, whole values without decimals.
+using model::seconds_per_unit;
+using model::unit_kind;
+using model::UnitKind;
 
 // `value` with `digits` significant digits (trailing zeros kept: 1.20), except that values whose
 // magnitude reaches 1,000 are rounded to whole numbers with thousands separators (9,377).
@@ -40,17 +40,18 @@ std::string format_fixed(double value, int decimals);
 
 // The unit a value is best shown in, and the factor that converts into it:
 // shown = value * factor. For time the largest of ns/µs/ms/s that keeps the magnitude at 1 or
-// more; for bytes the largest binary prefix that does; other kinds are not scaled.
+// more; for bytes the largest binary prefix that does; other kinds are not scaled (a chart's
+// axis keeps "ops/s").
 struct DisplayUnit {
   std::string unit;  // as shown: "ms", "µs", "MiB", "ops/s"; empty for counts
   double factor = 1;
 };
 DisplayUnit display_unit(double magnitude, std::string_view unit);
 
-// A value in its unit, scaled: format_quantity(1234567, "ns") == "1.23 ms",
-// format_quantity(9377.4, "ops/s") == "9,377 ops/s", format_quantity(536870912, "bytes") ==
-// "512 MiB" (whole multiples of a prefix without decimals: "32 KiB"), format_quantity(3,
-// "count") == "3".
+// A value in its unit, scaled, with `digits` significant digits: format_quantity(1234567, "ns")
+// == "1.23 ms", format_quantity(54412, "ops/s") == "54.4k ops/s", format_quantity(536870912,
+// "bytes") == "512 MiB" (whole multiples of a prefix without decimals: "32 KiB"),
+// format_quantity(3, "count") == "3". Never an exponent of 10 for a value from 1e-4 up.
 std::string format_quantity(double value, std::string_view unit, int digits = 3);
 
 // A relative change given as a fraction, with its sign: 0.0431 → "+4.3%", -0.2 → "-20.0%",
@@ -59,5 +60,17 @@ std::string format_change(double fraction);
 
 // A fraction as a percentage without sign: 0.0467 → "4.67%", 0 → "0%".
 std::string format_percent(double fraction, int digits = 3);
+
+// A count and its noun: plural(1, "result", "results") == "1 result", plural(1000, …) ==
+// "1,000 results".
+std::string plural(std::size_t n, std::string_view one, std::string_view many);
+
+// The width of UTF-8 text on a terminal: its code points, which is right for what benchledger
+// prints (µs, ±, no wide characters), for aligning columns.
+std::size_t display_width(std::string_view text);
+
+// A run's commit as every output shows it: its first 12 hex digits, with "+dirty" when the work
+// tree had uncommitted changes (`49a18b82c0de+dirty`); "-" when no commit was recorded.
+std::string format_commit(const GitState& git);
 
 }  // namespace benchledger::report

@@ -77,9 +77,9 @@ std::string render(const Text& text) {
   return out;
 }
 
-// Verdict symbols drawn in SVG: a shape per verdict (cross, tick, equals, question mark, plus,
-// minus) on an Okabe–Ito disc, so that neither colour nor an emoji font is needed to tell them
-// apart.
+// Verdict symbols drawn in SVG: a shape per verdict (exclamation mark, cross, tick, equals,
+// question mark, plus, minus) on an Okabe–Ito disc, so that neither colour nor an emoji font is
+// needed to tell them apart.
 std::string icon_svg(const std::string& icon) {
   struct Symbol {
     const char* name;
@@ -87,6 +87,8 @@ std::string icon_svg(const std::string& icon) {
     const char* shape;  // drawn in white on the disc, in a 16×16 box
   };
   static const Symbol symbols[] = {
+      {"failed", "#000000",
+       R"(<path d="M8 3.8V9.4" stroke="#fff" stroke-width="2.2"/><circle cx="8" cy="12" r="1.2" fill="#fff"/>)"},
       {"regression", "#D55E00",
        R"(<path d="M5 5L11 11M11 5L5 11" stroke="#fff" stroke-width="2.2"/>)"},
       {"improvement", "#009E73",

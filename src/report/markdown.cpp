@@ -83,6 +83,7 @@ std::string render(const Text& text) {
 
 // Verdict symbols as emoji, which GitHub and most Markdown viewers draw.
 std::string markdown_icon(const std::string& icon) {
+  if (icon == "failed") return "💥 ";
   if (icon == "regression") return "❌ ";
   if (icon == "improvement") return "✅ ";
   if (icon == "unchanged") return "➖ ";

@@ -175,7 +175,31 @@ TEST_CASE("ledger note appends a note on a run or a result, and refuses a bad ta
         run_ledger({"note", "baseline", "--kind", "praise", "--text", "x", "--ledger", uri});
     CHECK(bad_kind.exit_code == 2);
     CHECK_THAT(bad_kind.err, Catch::Contains("--kind praise"));
+    // A --bench the target does not have would cover nothing; an empty text says nothing.
+    for (const auto& [args, message] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"baseline", "--kind", "accept-regression", "--bench", "nosuch", "--text", "x"},
+              "--bench nosuch: run " + id_of(baseline) +
+                  " has no such benchmark (it has "
+                  "executors/sort)"},
+             {{id_of(baseline, 1), "--kind", "remove", "--bench", "nosuch", "--text", "x"},
+              "--bench nosuch: result " + id_of(baseline, 1) + " has no such benchmark"},
+             {{"baseline", "--kind", "comment", "--text", ""}, "--text is empty"},
+             {{"baseline", "--kind", "comment", "--text", " \t"}, "--text is empty"}}) {
+      std::vector<std::string> argv{"note"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      argv.insert(argv.end(), {"--ledger", uri});
+      const ProcessResult refused = run_ledger(argv);
+      INFO(message);
+      CHECK(refused.exit_code == 2);
+      CHECK_THAT(refused.err, Catch::Contains(message));
+    }
     CHECK(run_ledger({"export", "--ledger", uri}).out == before);
+    // A remove note on the run that has the benchmark is taken.
+    CHECK(run_ledger({"note", "baseline", "--kind", "remove", "--bench", "executors/sort", "--text",
+                      "retired", "--ledger", uri})
+              .exit_code == 0);
+    CHECK(open_store(uri)->notes().back().kind == NoteKind::remove);
   }
 }
 

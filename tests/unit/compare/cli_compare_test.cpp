@@ -54,14 +54,18 @@ class Workspace {
     benchledger::ledger::open_store(path.string())->append(std::move(batch));
   }
 
-  // Runs the CLI in this directory with BENCHLEDGER_LEDGER set to ledger().
-  Outcome compare(const std::string& args) const {
+  // Runs `benchledger compare ARGS` in this directory with BENCHLEDGER_LEDGER set to ledger().
+  Outcome compare(const std::string& args) const { return cli("compare " + args); }
+
+  // Runs `benchledger ARGS` the same way; `env` is put before the command (`FAIL=3`).
+  Outcome cli(const std::string& args, const std::string& env = "") const {
     const char* bin = std::getenv("BENCHLEDGER_BIN");
     if (bin == nullptr) FAIL("BENCHLEDGER_BIN is not set (ctest sets it)");
     const fs::path out = m_dir / "stdout", err = m_dir / "stderr";
-    const std::string command = "cd '" + m_dir.string() + "' && NO_COLOR=1 BENCHLEDGER_LEDGER='" +
-                                ledger().string() + "' '" + bin + "' compare " + args + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
+    const std::string command = "cd '" + m_dir.string() + "' && " + env +
+                                " NO_COLOR=1 BENCHLEDGER_LEDGER='" + ledger().string() + "' '" +
+                                bin + "' " + args + " >'" + out.string() + "' 2>'" + err.string() +
+                                "'";
     const int status = std::system(command.c_str());
     Outcome outcome;
     outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -190,6 +194,42 @@ TEST_CASE("run ids, git commits, latest~N and labels select the same runs") {
   CHECK(w.compare("latest~1 latest --format json").out == expected);
 }
 
+TEST_CASE(
+    "a run from uncommitted changes shows as +dirty, and git:COMMIT selects clean runs only") {
+  Workspace w;
+  auto f = bt::comparison_fixture();
+  f.current.runs.front().git.dirty = true;  // f00dfeedf00d…, from a dirty work tree
+  fill(w, f);
+  const Outcome table = w.compare("baseline current");
+  CHECK_THAT(table.out, Catch::Contains("git f00dfeedf00d+dirty"));
+  CHECK_THAT(w.compare("baseline current --format md").out, Catch::Contains("f00dfeedf00d+dirty"));
+  const Outcome log = w.cli("ledger log");
+  CHECK_THAT(log.out, Catch::Contains("f00dfeedf00d+dirty") && Catch::Contains("0544d13c0ffe "));
+  CHECK_THAT(w.cli("report current --against baseline --format md").out,
+             Catch::Contains("f00dfeedf00d+dirty"));
+  // The commit selects nothing clean: exit 2, saying that only dirty runs match.
+  for (const std::string& command :
+       {std::string("compare baseline git:f00dfeed"), std::string("ledger show git:f00dfeed")}) {
+    const Outcome dirty = w.cli(command);
+    INFO(command);
+    CHECK(dirty.code == 2);
+    CHECK_THAT(dirty.err, Catch::Contains("only runs made from uncommitted changes") &&
+                              Catch::Contains(bt::k_current_run));
+  }
+  // A clean run of that commit appended later is what the selector picks.
+  auto clean = f.current;
+  clean.runs.front().git.dirty = false;
+  clean.runs.front().header.id = "01JDQ8Z6X00000000000000CMN";
+  clean.runs.front().header.time = "2026-11-22T06:00:00.000000Z";
+  for (std::size_t i = 0; i < clean.results.size(); ++i) {
+    clean.results[i].header.id = "01JDQ8Z6X0000000000000M" + std::to_string(100 + i);
+    clean.results[i].run = clean.runs.front().header.id;
+  }
+  w.append(w.ledger(), batch_of(clean));
+  const Outcome chosen = w.compare("baseline git:f00dfeed --format json");
+  CHECK(nlohmann::json::parse(chosen.out)["current"]["id"] == "01JDQ8Z6X00000000000000CMN");
+}
+
 TEST_CASE("a path to an NDJSON file selects that file's newest run") {
   Workspace w;
   const auto f = bt::comparison_fixture();
@@ -216,7 +256,7 @@ TEST_CASE("--base-runs pools the samples of the last K base runs") {
   CHECK(json["base"]["runs"].size() == 2);
   CHECK(json["cases"][0]["base"]["n"] == 20);
   const Outcome more = w.compare("baseline current --base-runs 5 --format json");
-  CHECK_THAT(more.err, Catch::Contains("only 2 run(s) match"));
+  CHECK_THAT(more.err, Catch::Contains("only 2 runs match \"baseline\"; pooling those"));
 }
 
 TEST_CASE("--fail-on inconclusive adds to regression rather than replacing it") {
@@ -228,7 +268,8 @@ TEST_CASE("--fail-on inconclusive adds to regression rather than replacing it") 
   CHECK(o.code == 1);
   const auto json = nlohmann::json::parse(o.out);
   CHECK(json["gate"] == "fail");
-  CHECK(json["options"]["fail_on"] == nlohmann::json::array({"regression", "inconclusive"}));
+  CHECK(json["options"]["fail_on"] ==
+        nlohmann::json::array({"failed", "regression", "missing", "inconclusive"}));
   for (const auto& c : json["cases"]) {
     INFO(c["bench"]);
     CHECK(c["gate"] == (c["verdict"] == "unchanged" ? "pass" : "fail"));
@@ -315,19 +356,97 @@ TEST_CASE("label~N selects the N-th newest run with that label") {
   CHECK_THAT(beyond.err, Catch::Contains("run selector \"baseline~2\": no run"));
 }
 
-TEST_CASE("--fail-on adds missing and inconclusive to the gate") {
+TEST_CASE("a missing case fails the gate unless --allow-missing or a remove note accepts it") {
   Workspace w;
   auto f = unchanged_fixture();
   f.base.results.push_back(
       bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B777", "gone/case", {}, bt::steady()));
   fill(w, f);
-  CHECK(w.compare("baseline current").code == 0);
-  const Outcome o = w.compare("baseline current --fail-on regression,missing");
-  CHECK(o.code == 1);
-  CHECK(w.compare("baseline current --fail-on inconclusive --fail-on missing").code == 1);
+  const Outcome missing = w.compare("baseline current");
+  CHECK(missing.code == 1);
+  CHECK_THAT(missing.out, Catch::Contains("gone/case") && Catch::Contains("missing"));
+  CHECK(w.compare("baseline current --fail-on regression,missing").code == 1);
+  CHECK(w.compare("baseline current --allow-missing").code == 0);
+  CHECK(w.compare("baseline current --allow-missing --fail-on missing").code == 2);
   const Outcome bad = w.compare("baseline current --fail-on unchanged");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--fail-on unchanged"));
+
+  // A remove note names the case on the base run, the last run that had it.
+  REQUIRE(w.cli("ledger note baseline --kind remove --bench gone/case --author ada --text "
+                "'merged into sort/mixed'")
+              .code == 0);
+  const Outcome removed = w.compare("baseline current --format json");
+  CHECK(removed.code == 0);
+  const auto json = nlohmann::json::parse(removed.out);
+  for (const auto& c : json["cases"]) {
+    if (c["bench"] == "gone/case") CHECK(c["accepted"]["text"] == "merged into sort/mixed");
+  }
+  CHECK(w.compare("baseline current --fail-on inconclusive").code == 0);
+}
+
+TEST_CASE("a command that fails every run on the current side fails the gate, saying why") {
+  Workspace w;
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  };
+  REQUIRE(w.cli(run("baseline")).code == 0);
+  REQUIRE(w.cli(run("current"), "FAIL=3").code == 1);  // run says a case failed
+  for (const char* format : {"table", "md", "junit"}) {
+    const Outcome o = w.compare(std::string("baseline current --format ") + format);
+    CHECK(o.code == 1);
+    CHECK_THAT(o.out, Catch::Contains("failed") && Catch::Contains("exited with status 3"));
+  }
+  const Outcome json = w.compare("baseline current --format json");
+  CHECK(json.code == 1);
+  CHECK(verdict_of(json, "app") == "failed");
+  CHECK(nlohmann::json::parse(json.out)["gate"] == "fail");
+  // No flag lets a failure through.
+  CHECK(w.compare("baseline current --allow-missing").code == 1);
+}
+
+TEST_CASE("a failure on the base side only is reported and not held against the change") {
+  Workspace w;
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  };
+  REQUIRE(w.cli(run("baseline"), "FAIL=4").code == 1);
+  REQUIRE(w.cli(run("current")).code == 0);
+  const Outcome o = w.compare("baseline current");
+  CHECK(o.code == 0);
+  CHECK_THAT(o.out, Catch::Contains("the base side failed") &&
+                        Catch::Contains("exited with status 4") && Catch::Contains("new"));
+}
+
+TEST_CASE("a case that counts errors where the base counted none fails the gate") {
+  Workspace w;
+  // The third of five runs exits 1 when FLAKY is set: the case measures, with one error.
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 5 --warmup 0 --shell -- "
+           "'n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) >count; "
+           "test -z \"$FLAKY\" || test $n -ne 2'";
+  };
+  REQUIRE(w.cli(run("baseline")).code == 0);
+  fs::remove(w.dir() / "count");
+  REQUIRE(w.cli(run("current"), "FLAKY=1").code == 0);
+  const Outcome o = w.compare("baseline current --format json");
+  CHECK(o.code == 1);
+  CHECK(verdict_of(o, "app") == "failed");
+  CHECK_THAT(o.out, Catch::Contains("counts 1 error"));
+}
+
+TEST_CASE("runs without a case in common exit 2 with nothing to compare, naming both") {
+  Workspace w;
+  REQUIRE(w.cli("run -q --name old-name --runs 3 --label baseline -- true").code == 0);
+  REQUIRE(w.cli("run -q --name new-name --runs 3 --label current -- true").code == 0);
+  const Outcome o = w.compare("baseline current");
+  CHECK(o.code == 2);
+  CHECK_THAT(o.err, Catch::Contains("nothing to compare") &&
+                        Catch::Contains("(baseline) with 1 case") &&
+                        Catch::Contains("(current) with 1 case"));
 }
 
 TEST_CASE("differing environments warn on every format, and fail with --require-same-env") {

@@ -125,12 +125,21 @@ TEST_CASE("the gate fails on the verdicts asked for and passes otherwise") {
   keep(f.base.results);
   keep(f.current.results);
   cmp::CompareOptions options;
-  CHECK(cmp::compare_sides(f.base, f.current, f.notes, options).gate_pass);
-  options.fail_on = {cmp::Verdict::regression, cmp::Verdict::missing};
-  const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  // A missing case fails the gate by default; a new one never does unless asked.
+  auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
   CHECK_FALSE(report.gate_pass);
   CHECK(find(report, "old/case").fails_gate);
   CHECK_FALSE(find(report, "new/case").fails_gate);
+  options.allow_missing = true;
+  CHECK(cmp::compare_sides(f.base, f.current, f.notes, options).gate_pass);
+  options.fail_on = {cmp::Verdict::new_case};
+  report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK_FALSE(report.gate_pass);
+  CHECK_FALSE(find(report, "old/case").fails_gate);
+  CHECK(find(report, "new/case").fails_gate);
+  options.fail_on = {cmp::Verdict::missing};
+  CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
+                    Catch::Contains("--allow-missing and --fail-on missing"));
 }
 
 TEST_CASE("per-benchmark thresholds from the config apply by exact name or glob") {
@@ -291,5 +300,74 @@ TEST_CASE("a regression fails the gate whatever --fail-on adds") {
   CHECK(find(report, "sort/uniform").fails_gate);          // regression
   CHECK(find(report, "sqlite/insert").fails_gate);         // inconclusive, added
   CHECK_FALSE(find(report, "pipeline/fetch").fails_gate);  // accepted regression
-  CHECK(report.fail_on == std::vector{cmp::Verdict::regression, cmp::Verdict::inconclusive});
+  CHECK(report.fail_on == std::vector{cmp::Verdict::failed, cmp::Verdict::regression,
+                                      cmp::Verdict::missing, cmp::Verdict::inconclusive});
+}
+
+TEST_CASE("node, python and PostgreSQL versions are compared field by field, unless ignored") {
+  auto f = bt::comparison_fixture();
+  auto& base = f.base.runs.front().env.runtimes;
+  auto& current = f.current.runs.front().env.runtimes;
+  base.node = "v18.19.0";
+  current.node = "v20.11.1";
+  base.postgres_client = "psql (PostgreSQL) 13.14";
+  current.postgres_client = "psql (PostgreSQL) 15.6";
+  // The fingerprint hashes neither: compare must not stop at equal fingerprints.
+  REQUIRE(f.base.runs.front().env.fingerprint == f.current.runs.front().env.fingerprint);
+  cmp::CompareOptions options;
+  auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK(report.env_differences ==
+        std::vector<std::string>{R"(runtimes.node: "v18.19.0" -> "v20.11.1")",
+                                 R"(runtimes.postgres_client: "psql (PostgreSQL) 13.14" -> )"
+                                 R"("psql (PostgreSQL) 15.6")"});
+  for (const std::string& text :
+       {render_comparison_table(report, false), render_comparison_markdown(report),
+        render_comparison_junit(report), render_comparison_json(report)}) {
+    CHECK_THAT(text,
+               Catch::Contains("runtimes.node") && Catch::Contains("runtimes.postgres_client"));
+  }
+  options.require_same_env = true;
+  CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
+                    Catch::Contains("--require-same-env") && Catch::Contains("runtimes.node"));
+  // benchledger.json's environment.ignore leaves fields out; a name compare does not know is an
+  // error that names the file.
+  options.config.path = "/repo/benchledger.json";
+  options.config.environment_ignore = {"runtimes.node", "runtimes.postgres_client"};
+  report = cmp::compare_sides(f.base, f.current, f.notes, options);
+  CHECK(report.env_differences.empty());
+  options.config.environment_ignore = {"runtimes.pyton"};
+  CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
+                    Catch::Contains("/repo/benchledger.json: environment.ignore") &&
+                        Catch::Contains("\"runtimes.pyton\" is not a compared field"));
+}
+
+TEST_CASE("a unit that changed is converted when it can be, and each side shows its own") {
+  auto f = bt::comparison_fixture();
+  f.base.results.clear();
+  f.current.results.clear();
+  // About 1,005 ns a run, then the same in µs; then ns against a count, which do not convert.
+  f.base.results.push_back(bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B901", "a", {},
+                                           bt::scaled(bt::steady(), 10.04), Better::lower, "ns"));
+  f.current.results.push_back(bt::result_with(bt::k_current_run, "01JDQ8Z6X0000000000000C901", "a",
+                                              {}, bt::scaled(bt::steady(), 0.01004), Better::lower,
+                                              "us"));
+  f.base.results.push_back(bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B902", "b", {},
+                                           bt::steady(), Better::lower, "ns"));
+  f.current.results.push_back(bt::result_with(bt::k_current_run, "01JDQ8Z6X0000000000000C902", "b",
+                                              {}, bt::steady(), Better::lower, "count"));
+  const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
+  const auto& a = find(report, "a");
+  CHECK(a.base_unit == "ns");
+  CHECK(a.unit == "us");
+  CHECK(a.verdict == cmp::Verdict::unchanged);
+  CHECK(*a.change == Approx(0.0).margin(1e-9));
+  const auto& b = find(report, "b");
+  CHECK(b.verdict == cmp::Verdict::inconclusive);
+  CHECK_THAT(b.remark, Catch::Contains("unit or direction changed (ns lower -> count lower)"));
+  // The base column in the base's unit: 1,005.5 ns is 1.01 µs, as the current 1.0055 µs is,
+  // never "1006 us"; a count prints without a unit.
+  const std::string table = render_comparison_table(report, false);
+  CHECK_THAT(table, Catch::Contains("1.01 µs (n=10)   1.01 µs (n=10)"));
+  CHECK_THAT(table, Catch::Contains("100 ns (n=10)       100 (n=10)"));
+  CHECK_THAT(table, !Catch::Contains("1006"));
 }

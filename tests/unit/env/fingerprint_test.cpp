@@ -1,5 +1,5 @@
 // The fingerprint hashes exactly the comparability fields in one canonical text, and
-// differing_fields names the ones that differ.
+// differing_fields names the compared ones (the fingerprint's and the runtimes) that differ.
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -130,7 +130,28 @@ TEST_CASE("fields outside the comparability set leave the fingerprint alone") {
   changed.load_avg = std::vector<double>{9, 9, 9};
   changed.fingerprint = "not a hash";
   CHECK(fingerprint(changed) == fingerprint(base));
+  // The runtimes are compared all the same (compare and the report), just not hashed.
+  CHECK(differing_fields(base, changed) ==
+        std::vector<string>{"runtimes.node", "runtimes.python", "runtimes.postgres_client",
+                            "runtimes.postgres_server"});
+  changed.runtimes = base.runtimes;
   CHECK(differing_fields(base, changed).empty());
+}
+
+TEST_CASE("environment_differences leaves out the ignored fields and refuses unknown names") {
+  const Env base = capture_fixture("intel_baremetal");
+  Env changed = base;
+  changed.runtimes.node = "v20.0.0";
+  changed.os.kernel = "6.9.0";
+  using benchledger::env::environment_differences;
+  const auto all = environment_differences(base, changed);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].field == "os.kernel");
+  CHECK(all[1].field == "runtimes.node");
+  CHECK(all[1].current == "\"v20.0.0\"");
+  CHECK(environment_differences(base, changed, {"runtimes.node", "os.kernel"}).empty());
+  CHECK_THROWS_WITH(environment_differences(base, changed, {"runtimes.nodejs"}),
+                    Catch::Contains("\"runtimes.nodejs\" is not a compared field"));
 }
 
 TEST_CASE("differing_fields between two fixture machines lists them in the documented order") {

@@ -58,16 +58,46 @@ TEST_CASE("byte quantities use binary prefixes") {
   CHECK(format_quantity(32768, "bytes") == "32 KiB");
 }
 
-TEST_CASE("rates, counts and unknown units are not scaled") {
-  CHECK(format_quantity(9377.62, "ops/s") == "9,378 ops/s");
+TEST_CASE("rates and other units get an SI prefix on the number; counts are whole") {
+  CHECK(format_quantity(9377.62, "ops/s") == "9.38k ops/s");
+  CHECK(format_quantity(54412, "ops/s") == "54.4k ops/s");
+  CHECK(format_quantity(999960, "ops/s") == "1.00M ops/s");  // the unit chosen after rounding
+  CHECK(format_quantity(2.5e9, "items/s") == "2.50G items/s");
   CHECK(format_quantity(988.2, "ops/s") == "988 ops/s");
   CHECK(format_quantity(12.345, "ops/s") == "12.3 ops/s");
   CHECK(format_quantity(3, "count") == "3");
   CHECK(format_quantity(42.5, "rows") == "42.5 rows");
+  CHECK(format_quantity(12500, "rows") == "12.5k rows");
   CHECK(unit_kind("MB/s") == UnitKind::rate);
   CHECK(unit_kind("us") == UnitKind::time);
   CHECK(unit_kind("bytes") == UnitKind::bytes);
   CHECK(unit_kind("widgets") == UnitKind::other);
+}
+
+TEST_CASE("every kind prints with three significant digits and a scaled unit") {
+  CHECK(format_quantity(54412, "ops/s") == "54.4k ops/s");
+  CHECK(format_quantity(8.784e6, "ns") == "8.78 ms");
+  CHECK(format_quantity(18469, "ns") == "18.5 µs");
+  CHECK(format_quantity(5.427e6, "bytes") == "5.18 MiB");
+  CHECK(format_quantity(0.888205, "ms") == "888 µs");
+  CHECK(format_quantity(1004, "ns") == "1.00 µs");
+}
+
+TEST_CASE("counts take the plural their number asks for") {
+  CHECK(plural(0, "result", "results") == "0 results");
+  CHECK(plural(1, "result", "results") == "1 result");
+  CHECK(plural(1000, "result", "results") == "1,000 results");
+}
+
+TEST_CASE("a commit prints as 12 hex digits, +dirty for uncommitted changes") {
+  benchledger::GitState git;
+  CHECK(format_commit(git) == "-");
+  git.commit = "49a18b82c0de1234567890abcdef1234567890ab";
+  CHECK(format_commit(git) == "49a18b82c0de");
+  git.dirty = false;
+  CHECK(format_commit(git) == "49a18b82c0de");
+  git.dirty = true;
+  CHECK(format_commit(git) == "49a18b82c0de+dirty");
 }
 
 TEST_CASE("display_unit gives the factor that converts into the shown unit") {
@@ -89,4 +119,15 @@ TEST_CASE("changes carry a sign and one decimal, whole percent from 100%") {
   CHECK(format_change(0.9996) == "+100%");
   CHECK(format_percent(0.0467) == "4.67%");
   CHECK(format_percent(0) == "0%");
+}
+
+TEST_CASE("units of one kind convert, others do not") {
+  using benchledger::model::unit_factor;
+  CHECK(unit_factor("ns", "ns") == 1.0);
+  CHECK(*unit_factor("us", "ms") == Approx(1e-3));
+  CHECK(*unit_factor("s", "ns") == Approx(1e9));
+  CHECK(unit_factor("B", "bytes") == 1.0);
+  CHECK_FALSE(unit_factor("ns", "ops/s").has_value());
+  CHECK_FALSE(unit_factor("count", "bytes").has_value());
+  CHECK_FALSE(unit_factor("ops/s", "items/s").has_value());
 }

@@ -192,7 +192,7 @@ TEST_CASE("with a base, the report has the comparison table, its summary and ver
   CHECK(occurrences("| ✅ improvement |") == report.count(compare::Verdict::improvement));
   CHECK(occurrences("| ➖ unchanged |") == report.count(compare::Verdict::unchanged));
   CHECK(occurrences("| ❔ inconclusive |") == report.count(compare::Verdict::inconclusive));
-  CHECK(occurrences("| 🚫 missing |") == 1);
+  CHECK(occurrences("| 🚫 **missing** |") == 1);  // in bold: a missing case fails the gate
   // The fixture's sequential executor got slower by about 18%, the pool faster by about 11%.
   CHECK(report.count(compare::Verdict::regression) >= 1);
   CHECK(markdown.find("| `executors/uniform` concurrency=50, executor=sequential | ❌ "
@@ -234,7 +234,7 @@ TEST_CASE("results tables show the columns of the metrics present, with scaled u
       markdown.find("| case | samples | ops | throughput | mean | p50 | p95 | p99 | errors | error "
                     "rate | peak memory |") != std::string::npos);
   CHECK(markdown.find("| `executors/uniform` executor=bounded\\_pool | 10 | 1,000 "
-                      "| 1,512 ops/s |") != std::string::npos);
+                      "| 1.51k ops/s |") != std::string::npos);
   // select1 at concurrency 100: 467 errors of 10,000 operations.
   CHECK(markdown.find("| 467 | 4.67% |") != std::string::npos);
 }

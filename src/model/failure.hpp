@@ -1,0 +1,24 @@
+// A result that did not measure: the engine and the importers record a failed case as primary
+// metric "failed" with `failure: {kind, message}` among the record's extra fields (docs/engine.md,
+// "How a failed case is recorded").
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <benchledger/record.hpp>
+
+namespace benchledger::model {
+
+struct ResultFailure {
+  std::string kind;     // error, crashed or timeout
+  std::string message;  // `every run failed (first: run 1 exited with status 3)`; may be empty
+};
+
+// The failure a result records, or nothing for a result that measured.
+std::optional<ResultFailure> failure_of(const ResultRecord& result);
+
+// `error: every run failed (first: run 1 exited with status 3)`, or the kind alone.
+std::string describe(const ResultFailure& failure);
+
+}  // namespace benchledger::model
