@@ -94,6 +94,17 @@ class ConflictError : public Error {
   std::size_t m_index;
 };
 
+// Records to import, read in bounded memory: import() goes over them twice, once to check them
+// before the ledger is opened for writing and once, a chunk at a time, to append them, so a source
+// must give the same records in the same order every time.
+class ImportSource {
+ public:
+  virtual ~ImportSource() = default;
+  // Visits every record in order with its place (0-based), from the first again on every call.
+  // Throws Error naming a record that cannot be read.
+  virtual void each(const std::function<void(Record&& record, std::size_t index)>& visit) const = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -107,8 +118,11 @@ class Store {
 
   // Like append, for records from elsewhere: a record whose id is present with the same
   // content (`prev` aside) is skipped; one whose id is present with other content refuses the
-  // whole batch with an Error naming it.
-  virtual AppendResult import(const std::vector<Record>& batch) = 0;
+  // whole import with a ConflictError naming it. All or nothing however many records there are,
+  // in memory that does not grow with them (beyond about 70 bytes a record for their ids).
+  virtual AppendResult import(const ImportSource& records) = 0;
+  // The same for records in memory.
+  AppendResult import(const std::vector<Record>& batch);
 
   // Visits every complete record in order, in constant memory; `visit` returns false to stop.
   // Readers ignore a torn tail (see warnings()).
@@ -120,8 +134,12 @@ class Store {
   // The runs that match a selector, newest first, at most `limit` (for --base-runs K, log).
   virtual std::vector<RunRecord> find_runs(const RunSelector& selector,
                                            std::size_t limit) const = 0;
-  // The results of one run, in the order appended.
-  virtual std::vector<ResultRecord> results_of(const std::string& run_id) const = 0;
+  // The results of one run, in the order appended, one at a time in constant memory; `visit`
+  // returns false to stop.
+  virtual void scan_results(const std::string& run_id,
+                            const std::function<bool(ResultRecord&& result)>& visit) const = 0;
+  // The same, all of them in memory. The default collects scan_results().
+  virtual std::vector<ResultRecord> results_of(const std::string& run_id) const;
   // Every note, in the order appended.
   virtual std::vector<NoteRecord> notes() const = 0;
 
@@ -169,14 +187,21 @@ std::string default_ledger_uri();
 // matches the selector.
 std::vector<std::string> export_run(const Store& store, const RunSelector& selector);
 
-// An NDJSON file of records to import, read whole and validated before anything is appended.
-struct ImportFile {
-  std::string path;
-  std::vector<Record> records;
-  std::vector<std::int64_t> lines;  // the 1-based line of each record
+// NDJSON files of records to import (`ledger import FILE...`), read line by line on each pass:
+// nothing is held but the current line. Each pass throws Error naming `FILE:LINE: field "…":
+// reason` for the first bad line; an empty file, a line over k_max_line_bytes and a last line
+// without its '\n' are refused too.
+class ImportFiles final : public ImportSource {
+ public:
+  explicit ImportFiles(std::vector<std::string> paths);
+  void each(const std::function<void(Record&& record, std::size_t index)>& visit) const override;
+  // The file and 1-based line of the record at `index`, as `FILE:LINE`, once each() has been
+  // through it.
+  std::string where(std::size_t index) const;
+
+ private:
+  std::vector<std::string> m_paths;
+  mutable std::vector<std::size_t> m_counts;  // records in each file, from the last pass
 };
-// Throws Error naming `FILE:LINE: field "…": reason` for the first bad line. An empty file, a
-// line over k_max_line_bytes and a last line without its '\n' are refused too.
-ImportFile read_import_file(const std::string& path);
 
 }  // namespace benchledger::ledger

@@ -36,9 +36,10 @@ struct CompareCliOptions {
 // One side: a file, or runs of the ledger (opened once, on first need).
 compare::Selection select(const std::string& selector, std::size_t count,
                           const std::function<const ledger::Store&()>& store,
-                          const std::function<const std::vector<NoteRecord>&()>& notes) {
-  if (compare::is_file_selector(selector)) return compare::select_file(selector, count);
-  return compare::select_runs(store(), selector, count, notes());
+                          const std::function<const std::vector<NoteRecord>&()>& notes,
+                          const compare::Keep& keep) {
+  if (compare::is_file_selector(selector)) return compare::select_file(selector, count, keep);
+  return compare::select_runs(store(), selector, count, notes(), keep);
 }
 
 int run_compare(const CompareCliOptions& options) {
@@ -58,8 +59,10 @@ int run_compare(const CompareCliOptions& options) {
     return *ledger_notes;
   };
 
-  compare::Selection base = select(options.base, options.base_runs, get_store, get_notes);
-  compare::Selection current = select(options.current, 1, get_store, get_notes);
+  // Only what the comparison reads is kept of each result: a side may hold millions.
+  const compare::Keep keep{true, options.judging.metrics};
+  compare::Selection base = select(options.base, options.base_runs, get_store, get_notes, keep);
+  compare::Selection current = select(options.current, 1, get_store, get_notes, keep);
 
   std::vector<NoteRecord> notes = store ? get_notes() : std::vector<NoteRecord>{};
   notes.insert(notes.end(), base.notes.begin(), base.notes.end());

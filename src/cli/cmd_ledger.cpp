@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -53,24 +54,29 @@ std::string text(const std::optional<std::string>& value) {
   return value ? *value : "-";
 }
 
+// Widens `widths` to fit a row's cells.
+void fit_widths(const std::vector<std::string>& row, std::vector<std::size_t>& widths) {
+  widths.resize(std::max(widths.size(), row.size()));
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    widths[i] = std::max(widths[i], report::display_width(row[i]));
+  }
+}
+
 // Left-aligned columns separated by two spaces, the last one unpadded.
+void print_row(const std::vector<std::string>& row, const std::vector<std::size_t>& widths) {
+  std::string line;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    line += row[i];
+    if (i + 1 < row.size()) line += std::string(widths[i] - report::display_width(row[i]) + 2, ' ');
+  }
+  line += '\n';
+  std::cout << line;
+}
+
 void print_table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], report::display_width(row[i]));
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size())
-        line += std::string(widths[i] - report::display_width(row[i]) + 2, ' ');
-    }
-    std::cout << line << '\n';
-  }
+  for (const auto& row : rows) fit_widths(row, widths);
+  for (const auto& row : rows) print_row(row, widths);
 }
 
 std::string joined(const std::vector<std::string>& words, const std::string& separator) {
@@ -80,26 +86,14 @@ std::string joined(const std::vector<std::string>& words, const std::string& sep
 }
 
 int run_import(const LedgerOptions& options) {
-  std::vector<ledger::ImportFile> files;
-  std::vector<Record> batch;
-  for (const auto& path : options.files) {
-    files.push_back(ledger::read_import_file(path));  // throws FILE:LINE on the first bad line
-    batch.insert(batch.end(), files.back().records.begin(), files.back().records.end());
-  }
+  // Read twice, line by line (Store::import): memory does not grow with the files.
+  const ledger::ImportFiles files(options.files);
   const auto store = open(options);
   ledger::AppendResult result;
   try {
-    result = store->import(std::move(batch));
+    result = store->import(files);
   } catch (const ledger::ConflictError& e) {
-    std::size_t index = e.index();
-    for (const auto& file : files) {
-      if (index < file.records.size()) {
-        throw Error(fmt::format("{}:{}: {} (nothing was imported)", file.path, file.lines[index],
-                                e.what()));
-      }
-      index -= file.records.size();
-    }
-    throw;
+    throw Error(fmt::format("{}: {} (nothing was imported)", files.where(e.index()), e.what()));
   }
   print_warnings(*store);
   std::cout << fmt::format(
@@ -179,18 +173,50 @@ int run_log(const LedgerOptions& options) {
   return 0;
 }
 
+// A result as a row of `ledger show`.
+std::vector<std::string> result_row(const ResultRecord& result) {
+  std::vector<std::string> params;
+  for (const auto& [key, value] : result.params) params.push_back(key + "=" + to_string(value));
+  const Metric& metric = result.metrics.at(result.primary);
+  return {result.bench,
+          params.empty() ? "-" : joined(params, " "),
+          result.primary,
+          report::format_quantity(metric.value, metric.unit),
+          std::to_string(metric.summary.n),
+          std::to_string(result.ops),
+          std::to_string(result.errors),
+          result.header.id};
+}
+
 int run_show(const LedgerOptions& options) {
   const auto store = open(options);
   const auto selector = ledger::parse_run_selector(options.selector);
   const auto run = store->find_run(selector);
   if (!run) throw Error(fmt::format("no run matches \"{}\" in {}", options.selector, store->uri()));
-  const auto results = store->results_of(run->header.id);
-  std::vector<NoteRecord> notes;
-  for (auto& note : store->notes()) {
-    bool about = note.target == run->header.id;
-    for (const auto& result : results) about = about || note.target == result.header.id;
-    if (about) notes.push_back(std::move(note));
-  }
+
+  // A run may hold millions of results: they are read twice, once for the column widths (and the
+  // notes about them) and once to print, rather than held.
+  std::vector<NoteRecord> notes = store->notes();
+  std::unordered_map<std::string, std::vector<std::size_t>> notes_by_target;
+  for (std::size_t i = 0; i < notes.size(); ++i) notes_by_target[notes[i].target].push_back(i);
+  std::vector<bool> about(notes.size(), false);
+  const auto mark_notes_about = [&](const std::string& id) {
+    if (const auto it = notes_by_target.find(id); it != notes_by_target.end()) {
+      for (const std::size_t i : it->second) about[i] = true;
+    }
+  };
+  mark_notes_about(run->header.id);
+  const std::vector<std::string> header = {"BENCH", "PARAMS", "METRIC", "VALUE",
+                                           "N",     "OPS",    "ERRORS", "ID"};
+  std::vector<std::size_t> widths;
+  fit_widths(header, widths);
+  std::size_t results = 0;
+  store->scan_results(run->header.id, [&](ResultRecord&& result) {
+    fit_widths(result_row(result), widths);
+    mark_notes_about(result.header.id);
+    ++results;
+    return true;
+  });
   print_warnings(*store);
 
   std::string git = report::format_commit(run->git);  // `+dirty` marks uncommitted changes
@@ -206,32 +232,28 @@ int run_show(const LedgerOptions& options) {
                {"source", run->source},
                // Redacted again: a run recorded before credentials were kept out may hold one.
                {"command", joined(model::redact_command(run->command), " ")},
-               {"results", std::to_string(results.size())}});
+               {"results", std::to_string(results)}});
   for (const auto& warning : run->warnings) std::cout << "warning  " << warning << '\n';
 
-  if (!results.empty()) {
+  if (results > 0) {
     std::cout << '\n';
-    std::vector<std::vector<std::string>> rows = {
-        {"BENCH", "PARAMS", "METRIC", "VALUE", "N", "OPS", "ERRORS", "ID"}};
-    for (const auto& result : results) {
-      std::vector<std::string> params;
-      for (const auto& [key, value] : result.params) params.push_back(key + "=" + to_string(value));
-      const Metric& metric = result.metrics.at(result.primary);
-      rows.push_back({result.bench, params.empty() ? "-" : joined(params, " "), result.primary,
-                      report::format_quantity(metric.value, metric.unit),
-                      std::to_string(metric.summary.n), std::to_string(result.ops),
-                      std::to_string(result.errors), result.header.id});
-    }
-    print_table(rows);
+    print_row(header, widths);
+    std::size_t printed = 0;
+    store->scan_results(run->header.id, [&](ResultRecord&& result) {
+      print_row(result_row(result), widths);
+      return ++printed < results;  // results appended since the first pass are not counted
+    });
   }
-  if (!notes.empty()) {
+  std::vector<std::vector<std::string>> rows = {
+      {"NOTE", "KIND", "TARGET", "BENCH", "AUTHOR", "TEXT"}};
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    if (!about[i]) continue;
+    const NoteRecord& note = notes[i];
+    rows.push_back({note.header.id, std::string(to_string(note.kind)), note.target,
+                    text(note.bench), note.author, note.text});
+  }
+  if (rows.size() > 1) {
     std::cout << '\n';
-    std::vector<std::vector<std::string>> rows = {
-        {"NOTE", "KIND", "TARGET", "BENCH", "AUTHOR", "TEXT"}};
-    for (const auto& note : notes) {
-      rows.push_back({note.header.id, std::string(to_string(note.kind)), note.target,
-                      text(note.bench), note.author, note.text});
-    }
     print_table(rows);
   }
   return 0;

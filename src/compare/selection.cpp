@@ -19,14 +19,30 @@ std::set<std::string> invalidated_ids(const std::vector<NoteRecord>& notes) {
   return ids;
 }
 
-Side load_side(const ledger::Store& store, std::vector<RunRecord> runs) {
+// Drops what compare_sides() does not read (see Keep).
+void keep_compared(ResultRecord& result, const std::vector<std::string>& metrics) {
+  result.header.time = std::string();
+  result.header.prev = std::string();
+  result.header.extra = nullptr;  // an empty object allocates; null does not
+  std::erase_if(result.metrics, [&](const auto& entry) {
+    return metrics.empty()
+               ? entry.first != result.primary
+               : std::find(metrics.begin(), metrics.end(), entry.first) == metrics.end();
+  });
+}
+
+Side load_side(const ledger::Store& store, std::vector<RunRecord> runs, const Keep& keep) {
   Side side;
   for (RunRecord& run : runs) {
-    std::vector<ResultRecord> results = store.results_of(run.header.id);
-    side.results.insert(side.results.end(), std::make_move_iterator(results.begin()),
-                        std::make_move_iterator(results.end()));
+    // One at a time into the side: no second copy of a run's results on the way.
+    store.scan_results(run.header.id, [&](ResultRecord&& result) {
+      if (keep.compared) keep_compared(result, keep.metrics);
+      side.results.push_back(std::move(result));
+      return true;
+    });
     side.runs.push_back(std::move(run));
   }
+  side.results.shrink_to_fit();
   return side;
 }
 
@@ -38,7 +54,7 @@ bool is_file_selector(std::string_view text) {
 }
 
 Selection select_runs(const ledger::Store& store, std::string_view selector_text, std::size_t count,
-                      const std::vector<NoteRecord>& notes) {
+                      const std::vector<NoteRecord>& notes, const Keep& keep) {
   count = std::max<std::size_t>(count, 1);
   const ledger::RunSelector selector = ledger::parse_run_selector(selector_text);
   Selection selection;
@@ -68,12 +84,12 @@ Selection select_runs(const ledger::Store& store, std::string_view selector_text
         chosen.size() == 1 ? "1 run matches" : fmt::format("{} runs match", chosen.size()),
         selector_text, chosen.size() == 1 ? "it alone" : "those"));
   }
-  selection.side = load_side(store, std::move(chosen));
+  selection.side = load_side(store, std::move(chosen), keep);
   for (const std::string& warning : store.warnings()) selection.warnings.push_back(warning);
   return selection;
 }
 
-Selection select_file(const std::string& path, std::size_t count) {
+Selection select_file(const std::string& path, std::size_t count, const Keep& keep) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw Error(
@@ -95,7 +111,7 @@ Selection select_file(const std::string& path, std::size_t count) {
                     runs.size() == 1 ? "1 run" : fmt::format("{} runs", runs.size()),
                     runs.size() == 1 ? "it alone" : "those"));
   }
-  selection.side = load_side(*store, std::move(runs));
+  selection.side = load_side(*store, std::move(runs), keep);
   selection.notes = notes;
   for (const std::string& warning : store->warnings()) selection.warnings.push_back(warning);
   return selection;

@@ -26,15 +26,24 @@ struct Selection {
   std::vector<std::string> warnings;  // fewer runs than asked, a torn tail, ...
 };
 
+// What a side keeps of each result: everything (a report renders it), or only what
+// compare_sides() reads (`compared`), so that a side of a million results fits in memory: the id,
+// bench, params, primary, and of the metrics only `metrics` (each result's primary when empty),
+// without the header's time, prev and unknown fields.
+struct Keep {
+  bool compared = false;
+  std::vector<std::string> metrics;
+};
+
 // The newest `count` runs (at least 1) that match `selector` in `store`, counting from the
 // one the selector names (`baseline~1` with count 3: the 2nd, 3rd and 4th newest baselines),
 // skipping runs that an `invalidate` note in `notes` targets unless the selector is a run id.
 // Throws benchledger::Error naming the selector when no run matches.
 Selection select_runs(const ledger::Store& store, std::string_view selector, std::size_t count,
-                      const std::vector<NoteRecord>& notes);
+                      const std::vector<NoteRecord>& notes, const Keep& keep = {});
 
 // The newest `count` runs of an NDJSON file, with the file's notes. Throws benchledger::Error
 // when the file cannot be read, is not valid, or holds no run.
-Selection select_file(const std::string& path, std::size_t count);
+Selection select_file(const std::string& path, std::size_t count, const Keep& keep = {});
 
 }  // namespace benchledger::compare

@@ -5,7 +5,6 @@
 #include <exception>
 #include <system_error>
 #include <thread>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -19,8 +18,10 @@ namespace benchledger::ledger {
 
 namespace {
 
-// Checks and serializes batch[i] into `out`. Throws Error naming the record.
-void serialize_one(const std::vector<Record>& batch, std::size_t i, PendingRecord& out) {
+// Checks and serializes batch[i] into `out`. Throws Error naming the record as number
+// `first + i + 1`.
+void serialize_one(const std::vector<Record>& batch, std::size_t i, PendingRecord& out,
+                   std::size_t first) {
   const Record& record = batch[i];
   try {
     check_record(record);
@@ -30,14 +31,14 @@ void serialize_one(const std::vector<Record>& batch, std::size_t i, PendingRecor
                               out.bytes.size(), k_max_line_bytes));
     }
   } catch (const Error& e) {
-    throw Error(fmt::format("record {} of the batch ({} {}): {}", i + 1, type_name(record),
+    throw Error(fmt::format("record {} of the batch ({} {}): {}", first + i + 1, type_name(record),
                             header_of(record).id.empty() ? "without id" : header_of(record).id,
                             e.what()));
   }
   out.prev_at = prev_offset(out.bytes);
   if (out.prev_at == std::string::npos) {
-    throw Error(
-        fmt::format("record {} of the batch: serialize() wrote non-canonical bytes", i + 1));
+    throw Error(fmt::format("record {} of the batch: serialize() wrote non-canonical bytes",
+                            first + i + 1));
   }
   out.id = header_of(record).id;
   out.type = type_name(record);
@@ -58,14 +59,19 @@ std::size_t serializing_threads(std::size_t size) {
 }  // namespace
 
 std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch) {
-  return serialize_batch(batch, serializing_threads(batch.size()));
+  return serialize_batch(batch, serializing_threads(batch.size()), 0);
 }
 
-std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std::size_t threads) {
+std::vector<PendingRecord> serialize_chunk(const std::vector<Record>& chunk, std::size_t first) {
+  return serialize_batch(chunk, serializing_threads(chunk.size()), first);
+}
+
+std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std::size_t threads,
+                                           std::size_t first) {
   std::vector<PendingRecord> out(batch.size());
   threads = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(batch.size(), 1));
   if (threads == 1) {
-    for (std::size_t i = 0; i < batch.size(); ++i) serialize_one(batch, i, out[i]);
+    for (std::size_t i = 0; i < batch.size(); ++i) serialize_one(batch, i, out[i], first);
     return out;
   }
   // Contiguous slices, one a thread; each stops at its first bad record, so the first bad record
@@ -75,7 +81,7 @@ std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std
     const std::size_t begin = batch.size() * slice / threads;
     const std::size_t end = batch.size() * (slice + 1) / threads;
     try {
-      for (std::size_t i = begin; i < end; ++i) serialize_one(batch, i, out[i]);
+      for (std::size_t i = begin; i < end; ++i) serialize_one(batch, i, out[i], first);
     } catch (...) {
       errors[slice] = std::current_exception();
     }
@@ -104,21 +110,6 @@ std::string chain_onto(std::vector<PendingRecord>& batch, std::string head) {
     head = sha256_hex(pending.bytes);
   }
   return head;
-}
-
-std::vector<bool> repeated_in_batch(const std::vector<PendingRecord>& batch) {
-  std::unordered_map<std::string_view, std::size_t> first;
-  std::vector<bool> repeated(batch.size(), false);
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    const auto [it, inserted] = first.emplace(batch[i].id, i);
-    if (inserted) continue;
-    if (batch[it->second].bytes != batch[i].bytes) {
-      throw ConflictError(
-          fmt::format("field \"id\": {} appears twice with different content", batch[i].id), i);
-    }
-    repeated[i] = true;
-  }
-  return repeated;
 }
 
 std::string content_without_prev(std::string_view bytes) {

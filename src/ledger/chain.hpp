@@ -30,18 +30,16 @@ struct PendingRecord {
 // A large batch is spread over the CPUs this process may use (serializing is most of what an
 // append costs, docs/ledger.md "Performance"); the bytes are the same either way.
 std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch);
-// The same on exactly `threads` threads (at most one a record), for tests.
-std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std::size_t threads);
+// The same for a chunk of a larger whole (an import), whose first record is number `first + 1`
+// of the whole in messages.
+std::vector<PendingRecord> serialize_chunk(const std::vector<Record>& chunk, std::size_t first);
+// The same on exactly `threads` threads (at most one a record), for tests; `first` as above.
+std::vector<PendingRecord> serialize_batch(const std::vector<Record>& batch, std::size_t threads,
+                                           std::size_t first = 0);
 
 // Writes `prev` into each record in order, starting from `head`, and returns the new head: the
 // hash of the last record (or `head` itself for an empty batch).
 std::string chain_onto(std::vector<PendingRecord>& batch, std::string head);
-
-// Import's check of a batch against itself, made before a store is opened for writing, so that
-// a refused batch creates nothing: true for a record whose id came earlier in the batch with
-// the same content (import skips it). Throws ConflictError naming a record whose id came
-// earlier with other content.
-std::vector<bool> repeated_in_batch(const std::vector<PendingRecord>& batch);
 
 // What import compares: a record's canonical bytes with `prev` set to 64 zeros.
 std::string content_without_prev(std::string_view bytes);

@@ -5,11 +5,26 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "ledger/import_plan.hpp"
+
 namespace benchledger::ledger {
 
 void Store::scan_bytes(
     const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
   scan([&](const StoredRecord& stored) { return visit(stored.position, stored.bytes); });
+}
+
+AppendResult Store::import(const std::vector<Record>& batch) {
+  return import(RecordsSource(batch));
+}
+
+std::vector<ResultRecord> Store::results_of(const std::string& run_id) const {
+  std::vector<ResultRecord> out;
+  scan_results(run_id, [&](ResultRecord&& result) {
+    out.push_back(std::move(result));
+    return true;
+  });
+  return out;
 }
 
 std::optional<RunRecord> Store::find_run(const RunSelector& selector) const {
@@ -42,7 +57,10 @@ std::vector<RunListing> Store::log(std::size_t limit) const {
   std::vector<RunListing> out;
   for (auto& run : find_runs(all, limit == 0 ? SIZE_MAX : limit)) {
     RunListing listing;
-    listing.results = static_cast<std::int64_t>(results_of(run.header.id).size());
+    scan_results(run.header.id, [&](ResultRecord&&) {
+      ++listing.results;
+      return true;
+    });
     listing.run = std::move(run);
     out.push_back(std::move(listing));
   }

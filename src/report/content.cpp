@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
@@ -648,13 +649,37 @@ std::vector<std::string> trend_tick_labels(const std::vector<TrendPoint>& points
   return labels;
 }
 
+// The trends a report draws, in report order: all of them, or past k_max_charted_cases those
+// whose newest point moved most from the one before it (relative to it).
+std::vector<const Trend*> charted_trends(const ReportInput& input) {
+  std::vector<const Trend*> trends;
+  for (const Trend& trend : input.trends) {
+    if (!trend.points.empty()) trends.push_back(&trend);
+  }
+  if (trends.size() <= k_max_charted_cases) return trends;
+  const auto moved = [](const Trend* t) {
+    if (t->points.size() < 2) return -1.0;
+    const double before = t->points[t->points.size() - 2].value, now = t->points.back().value;
+    return before != 0 ? std::abs(now / before - 1) : std::abs(now - before);
+  };
+  std::vector<std::pair<double, const Trend*>> ranked;
+  for (const Trend* t : trends) ranked.emplace_back(moved(t), t);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  ranked.resize(k_max_charted_cases);
+  std::set<const Trend*> keep;
+  for (const auto& [m, t] : ranked) keep.insert(t);
+  std::erase_if(trends, [&](const Trend* t) { return keep.count(t) == 0; });
+  return trends;
+}
+
 ChartGroup trend_charts(const ReportInput& input) {
   ChartGroup group;
   std::set<std::string> highlighted;
   for (const RunData& data : input.runs) highlighted.insert(data.run.header.id);
   const std::string base_id = input.base ? input.base->run.header.id : std::string();
-  for (const Trend& trend : input.trends) {
-    if (trend.points.empty()) continue;
+  for (const Trend* trend_ptr : charted_trends(input)) {
+    const Trend& trend = *trend_ptr;
     std::vector<double> values;
     for (const TrendPoint& p : trend.points) values.push_back(p.high);
     const DisplayUnit shown = display_unit(max_abs(values), trend.unit);
@@ -696,17 +721,50 @@ ChartGroup trend_charts(const ReportInput& input) {
   return group;
 }
 
-// Samples of one metric of a case in a run, or its single value.
-std::vector<double> samples_of(const RunData& data, const std::string& bench, const Params& params,
-                               const std::string& metric) {
-  for (const ResultRecord& r : data.results) {
-    if (r.bench != bench || r.params != params) continue;
-    const auto it = r.metrics.find(metric);
-    if (it == r.metrics.end()) return {};
-    if (it->second.samples && !it->second.samples->empty()) return *it->second.samples;
-    return {it->second.value};
+// A run's results by case key, the first result of each case: looking a case up in a run
+// without going through all of its results (which made a report of many cases quadratic).
+class CaseIndex {
+ public:
+  explicit CaseIndex(const RunData& data) {
+    for (const ResultRecord& r : data.results)
+      m_results.try_emplace(case_key(r.bench, r.params), &r);
   }
-  return {};
+  const ResultRecord* find(const std::string& bench, const Params& params) const {
+    const auto it = m_results.find(case_key(bench, params));
+    return it == m_results.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, const ResultRecord*> m_results;
+};
+
+// Samples of one metric of a case in a run, or its single value.
+std::vector<double> samples_of(const CaseIndex& index, const std::string& bench,
+                               const Params& params, const std::string& metric) {
+  const ResultRecord* r = index.find(bench, params);
+  if (r == nullptr) return {};
+  const auto it = r->metrics.find(metric);
+  if (it == r->metrics.end()) return {};
+  if (it->second.samples && !it->second.samples->empty()) return *it->second.samples;
+  return {it->second.value};
+}
+
+// How widely a metric's samples spread, relative to their median: the order in which a report
+// of many cases picks the distributions it draws.
+double relative_spread(const Metric& metric) {
+  if (!metric.samples || metric.samples->size() < 2) return -1;
+  const auto [low, high] = std::minmax_element(metric.samples->begin(), metric.samples->end());
+  const double centre = std::abs(metric.value);
+  return centre > 0 ? (*high - *low) / centre : *high - *low;
+}
+
+// "(N cases: charts for the K …; the tables list every case)" when a report summarises.
+Text summarised_note(std::size_t cases, const std::string& chosen) {
+  return {
+      strong(fmt::format(" This report summarises: of {} cases, charts are drawn for the {} {};",
+                         format_integer(static_cast<std::int64_t>(cases)),
+                         format_integer(static_cast<std::int64_t>(k_max_charted_cases)), chosen)),
+      plain(" the tables list every case.")};
 }
 
 // Without a base: the samples of each case's primary metric in every reported run.
@@ -716,14 +774,35 @@ ChartGroup distribution_charts(const ReportInput& input) {
   group.intro = {plain(
       "Every sample of each case's primary metric (one per repetition), over a box from the first "
       "to the third quartile with the median as a bar and whiskers to the extremes.")};
+  std::vector<const ResultRecord*> drawn;
   for (const ResultRecord& result : input.runs.back().results) {
-    const auto it = result.metrics.find(result.primary);
-    if (it == result.metrics.end()) continue;
-    const Metric& metric = it->second;
+    if (result.metrics.count(result.primary) != 0) drawn.push_back(&result);
+  }
+  if (drawn.size() > k_max_charted_cases) {
+    // The widest spreads, shown in the run's order.
+    std::vector<const ResultRecord*> widest = drawn;
+    std::stable_sort(widest.begin(), widest.end(), [](const auto* a, const auto* b) {
+      return relative_spread(a->metrics.at(a->primary)) >
+             relative_spread(b->metrics.at(b->primary));
+    });
+    widest.resize(k_max_charted_cases);
+    const std::set<const ResultRecord*> keep(widest.begin(), widest.end());
+    std::erase_if(drawn, [&](const ResultRecord* r) { return keep.count(r) == 0; });
+    const Text note = summarised_note(input.runs.back().results.size(),
+                                      "whose samples spread widest relative to their median");
+    group.intro.insert(group.intro.end(), note.begin(), note.end());
+  }
+  std::vector<CaseIndex> indexes;
+  for (const RunData& data : input.runs) indexes.emplace_back(data);
+  for (const ResultRecord* result_ptr : drawn) {
+    const ResultRecord& result = *result_ptr;
+    const Metric& metric = result.metrics.at(result.primary);
     std::vector<std::pair<std::string, std::vector<double>>> sides;
     std::vector<double> all;
-    for (const RunData& data : input.runs) {
-      std::vector<double> samples = samples_of(data, result.bench, result.params, result.primary);
+    for (std::size_t d = 0; d < input.runs.size(); ++d) {
+      const RunData& data = input.runs[d];
+      std::vector<double> samples =
+          samples_of(indexes[d], result.bench, result.params, result.primary);
       if (samples.size() < 2) continue;
       all.insert(all.end(), samples.begin(), samples.end());
       sides.emplace_back(run_name(data.run), std::move(samples));
@@ -889,15 +968,38 @@ std::vector<const compare::CaseComparison*> in_run_order(const compare::Comparis
     for (const ResultRecord& r : data->results)
       rank.try_emplace(case_key(r.bench, r.params), rank.size());
   }
+  // Each case's rank, found once (not in every comparison of the sort).
+  std::vector<std::pair<std::size_t, const compare::CaseComparison*>> ranked;
+  for (const compare::CaseComparison& c : report.cases) {
+    const auto r = rank.find(case_key(c.bench, c.params));
+    ranked.emplace_back(r == rank.end() ? rank.size() : r->second, &c);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const compare::CaseComparison*> cases;
-  for (const compare::CaseComparison& c : report.cases) cases.push_back(&c);
-  std::stable_sort(cases.begin(), cases.end(), [&](const auto* a, const auto* b) {
-    const auto ra = rank.find(case_key(a->bench, a->params));
-    const auto rb = rank.find(case_key(b->bench, b->params));
-    const std::size_t ia = ra == rank.end() ? rank.size() : ra->second;
-    const std::size_t ib = rb == rank.end() ? rank.size() : rb->second;
-    return ia < ib;
+  for (const auto& [r, c] : ranked) cases.push_back(c);
+  return cases;
+}
+
+// The cases a comparison draws, in run order: all of them, or, past k_max_charted_cases, the
+// regressions and improvements with the largest changes, then the other largest changes.
+std::vector<const compare::CaseComparison*> charted_cases(const compare::ComparisonReport& report,
+                                                          const RunData& current,
+                                                          const RunData& base) {
+  std::vector<const compare::CaseComparison*> cases = in_run_order(report, current, base);
+  if (cases.size() <= k_max_charted_cases) return cases;
+  std::vector<const compare::CaseComparison*> largest = cases;
+  const auto decided = [](const compare::CaseComparison* c) {
+    return c->verdict == compare::Verdict::regression ||
+           c->verdict == compare::Verdict::improvement;
+  };
+  std::stable_sort(largest.begin(), largest.end(), [&](const auto* a, const auto* b) {
+    if (decided(a) != decided(b)) return decided(a);
+    return (a->change ? std::abs(*a->change) : -1.0) > (b->change ? std::abs(*b->change) : -1.0);
   });
+  largest.resize(k_max_charted_cases);
+  const std::set<const compare::CaseComparison*> keep(largest.begin(), largest.end());
+  std::erase_if(cases, [&](const auto* c) { return keep.count(c) == 0; });
   return cases;
 }
 
@@ -988,10 +1090,11 @@ ChartGroup comparison_distributions(const ReportInput& input, const RunData& cur
   group.intro = {plain(
       "Every sample of each compared metric (one per repetition), over a box from the first to the "
       "third quartile with the median as a bar and whiskers to the extremes.")};
-  for (const compare::CaseComparison* case_ptr : in_run_order(report, current, *input.base)) {
+  const CaseIndex base_index(*input.base), current_index(current);
+  for (const compare::CaseComparison* case_ptr : charted_cases(report, current, *input.base)) {
     const compare::CaseComparison& c = *case_ptr;
-    const std::vector<double> base = samples_of(*input.base, c.bench, c.params, c.metric);
-    const std::vector<double> now = samples_of(current, c.bench, c.params, c.metric);
+    const std::vector<double> base = samples_of(base_index, c.bench, c.params, c.metric);
+    const std::vector<double> now = samples_of(current_index, c.bench, c.params, c.metric);
     if (base.size() < 2 && now.size() < 2) continue;
     std::vector<double> all = base;
     all.insert(all.end(), now.begin(), now.end());
@@ -1011,6 +1114,11 @@ ChartGroup comparison_distributions(const ReportInput& input, const RunData& cur
       chart.groups.push_back({"base: " + run_name(input.base->run), scaled(base), 1});
     if (!now.empty()) chart.groups.push_back({run_name(current.run), scaled(now), 0});
     group.charts.emplace_back(std::move(chart));
+  }
+  if (report.cases.size() > k_max_charted_cases) {
+    const Text note = summarised_note(
+        report.cases.size(), "with the largest changes (regressions and improvements first)");
+    group.intro.insert(group.intro.end(), note.begin(), note.end());
   }
   return group;
 }
@@ -1172,17 +1280,25 @@ std::vector<ScalingSlice> slices_of(const std::vector<const ResultRecord*>& resu
 
 // The scaling tables and curves of one suite, under its results table. Their titles leave out
 // the params that every row of the suite has (`common`): the note under that table names them.
+// `budget` is how many more slices the report may draw (k_max_charted_cases in all); the slices
+// past it are counted in `left_out`.
 void add_scaling(Document& doc, const std::vector<const ResultRecord*>& results,
-                 const Params& common) {
+                 const Params& common, std::size_t& budget, std::size_t& left_out) {
   const std::vector<ScalingSlice> slices = slices_of(results);
   std::size_t i = 0;
   while (i < slices.size()) {
+    if (budget == 0) {
+      left_out += slices.size() - i;
+      return;
+    }
     // Slices of one (bench, param) share a chart.
     std::vector<const ScalingSlice*> same;
     const ScalingSlice& first = slices[i];
-    while (i < slices.size() && slices[i].bench == first.bench && slices[i].param == first.param) {
+    while (i < slices.size() && slices[i].bench == first.bench && slices[i].param == first.param &&
+           budget > 0) {
       same.push_back(&slices[i]);
       ++i;
+      --budget;
     }
     for (const ScalingSlice* s : same) {
       std::string title = "Scaling: " + s->bench + " by " + s->param;
@@ -1200,6 +1316,7 @@ void add_scaling(Document& doc, const std::vector<const ResultRecord*>& results,
 }
 
 void add_results(Document& doc, const ReportInput& input) {
+  std::size_t budget = k_max_charted_cases, left_out = 0;
   for (const RunData& data : input.runs) {
     const RunRecord& run = data.run;
     doc.blocks.emplace_back(
@@ -1229,8 +1346,17 @@ void add_results(Document& doc, const ReportInput& input) {
           Align::left));
       if (!common.empty()) doc.blocks.emplace_back(common_params_note(common));
       doc.blocks.emplace_back(metrics_note(results));
-      add_scaling(doc, results, common);
+      add_scaling(doc, results, common, budget, left_out);
     }
+  }
+  if (left_out > 0) {
+    Text note = {strong(fmt::format(
+        "This report summarises: {} more scaling tables and charts are left out, past the first "
+        "{};",
+        format_integer(static_cast<std::int64_t>(left_out)),
+        format_integer(static_cast<std::int64_t>(k_max_charted_cases))))};
+    note.push_back(plain(" the results tables list every case."));
+    doc.blocks.emplace_back(Paragraph{std::move(note), "note"});
   }
 }
 
@@ -1244,6 +1370,11 @@ void add_trends(Document& doc, const ReportInput& input) {
       "sample) across the last {} of the ledger that measured it.",
       input.history == 1 ? std::string("run")
                          : format_integer(static_cast<std::int64_t>(input.history)) + " runs"))};
+  if (input.trends.size() > k_max_charted_cases) {
+    const Text note =
+        summarised_note(input.trends.size(), "whose newest run moved most from the one before");
+    charts.intro.insert(charts.intro.end(), note.begin(), note.end());
+  }
   doc.blocks.emplace_back(std::move(charts));
 }
 

@@ -30,6 +30,12 @@ std::string params_text(const Params& params, const std::string& skip = {});
 // step are apart.
 inline constexpr std::size_t k_min_scaling_points = 2;
 
+// A report of more cases than this draws charts for this many of them and says so in the
+// report: the most changed cases of a comparison, the widest spread of samples without one, the
+// first scaling slices; its tables still list every case. Drawing every case of 100,000 took
+// minutes (docs/report.md, "Large reports").
+inline constexpr std::size_t k_max_charted_cases = 100;
+
 // A case's parameters that vary alone: for each numeric param that takes k_min_scaling_points
 // or more values, the groups of cases whose other params are equal and that hold at least
 // that many of its values.

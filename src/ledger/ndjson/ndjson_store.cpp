@@ -19,6 +19,7 @@
 
 #include "ledger/canonical.hpp"
 #include "ledger/chain.hpp"
+#include "ledger/import_plan.hpp"
 #include "ledger/ledger_file.hpp"
 #include "ledger/ndjson/file_ops.hpp"
 #include "ledger/ndjson/line_reader.hpp"
@@ -210,11 +211,12 @@ std::optional<Marker> read_marker(const std::filesystem::path& ledger) {
 //   or a partial batch moved aside): later batches are written over its bytes, and the stale
 //   marker would make the next writer move them aside. remove_marker_durably() makes those
 //   removals durable; they happen only on failures, so they cost nothing in the common case.
-void write_marker(const std::filesystem::path& ledger, const Marker& marker) {
+void write_marker(const std::filesystem::path& ledger, const Marker& marker,
+                  const std::filesystem::path& file) {
   const std::string text =
       fmt::format("benchledger-append 1 dev={} ino={} offset={} end={} head={}\n", marker.dev,
                   marker.ino, marker.offset, marker.end, marker.head);
-  const Fd fd(::open(marker_path(ledger).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  const Fd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   ssize_t wrote = -1;
   if (fd.get() >= 0) {
     do {
@@ -223,9 +225,29 @@ void write_marker(const std::filesystem::path& ledger, const Marker& marker) {
   }
   if (wrote != static_cast<ssize_t>(text.size())) {
     const int error = wrote < 0 ? errno : ENOSPC;
-    std::ignore = ::unlink(marker_path(ledger).c_str());  // a partial marker is harmless too
+    std::ignore = ::unlink(file.c_str());  // a partial marker is harmless too
     throw Error(fmt::format("cannot append to {}: cannot write {}: {} (nothing was written)",
-                            ledger.string(), marker_path(ledger).string(), errno_text(error)));
+                            ledger.string(), file.string(), errno_text(error)));
+  }
+}
+
+void write_marker(const std::filesystem::path& ledger, const Marker& marker) {
+  write_marker(ledger, marker, marker_path(ledger));
+}
+
+// An import is written in many writes, and the hash of its last record is known only once the
+// last one is made: its marker first names a head no record hashes to (64 zeros), so that the
+// batch counts as incomplete whatever is there, and then the real head. The new marker is
+// renamed over the old one, so that a writer killed in between leaves one or the other, never
+// a marker half written (which would describe nothing and leave the batch in place).
+void replace_marker(const std::filesystem::path& ledger, const Marker& marker) {
+  const std::filesystem::path next = marker_path(ledger).string() + ".next";
+  write_marker(ledger, marker, next);
+  if (::rename(next.c_str(), marker_path(ledger).c_str()) != 0) {
+    const int error = errno;
+    std::ignore = ::unlink(next.c_str());  // the old marker still says "incomplete"
+    throw Error(fmt::format("cannot rename {} to {}: {}", next.string(),
+                            marker_path(ledger).string(), errno_text(error)));
   }
 }
 
@@ -378,32 +400,12 @@ std::int64_t repair(int fd, const std::filesystem::path& ledger, const std::stri
   return size;
 }
 
-}  // namespace
-
-NdjsonStore::NdjsonStore(std::string uri, std::filesystem::path path)
-    : m_uri(std::move(uri)), m_path(std::move(path)) {}
-
-AppendResult NdjsonStore::append(const std::vector<Record>& batch) {
-  return append_records(batch, false);
-}
-
-AppendResult NdjsonStore::import(const std::vector<Record>& batch) {
-  return append_records(batch, true);
-}
-
-AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool import) {
-  const std::string name = m_path.string();
-  // Everything that can refuse the batch by itself is checked before the file is opened (or
-  // created) and the lock taken: a refused batch leaves no trace.
-  std::vector<PendingRecord> pending = serialize_batch(batch);
-  std::vector<bool> skip =
-      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
-  m_warnings.clear();
-
-  // Every name of the file (a link to it, or to a directory above it) appends through the one
-  // resolved path, so that all writers share its marker and side files. A FIFO or device is
-  // refused here, before anything is created or written.
-  const std::filesystem::path file = ledger_file(m_path);
+// Opens the ledger `given` for appending through its resolved `file` (ledger_file), creating it
+// (and its directories) if missing, and takes the writers' lock. Every name of the file (a link
+// to it, or to a directory above it) appends through the one resolved path, so that all writers
+// share its marker and side files. A FIFO or device is refused before anything is created.
+Fd open_locked(const std::filesystem::path& given, const std::filesystem::path& file) {
+  const std::string name = given.string();
   Fd fd(::open(file.c_str(), O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0 && errno == ENOENT) {
     make_parent_directories(file);
@@ -423,7 +425,7 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
     struct stat opened {};
     if (::fstat(fd.get(), &opened) != 0)
       throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
-    check_ledger_kind(m_path, file, opened.st_mode);
+    check_ledger_kind(given, file, opened.st_mode);
     // A regular file never blocks; the flag only kept a device's open from blocking.
     std::ignore = ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   }
@@ -433,19 +435,130 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
       throw Error(fmt::format("cannot lock {}: {} (nothing was written)", name, errno_text(errno)));
     }
   }
+  return fd;
+}
 
+// Writes all of `bytes` at the end of the file (O_APPEND makes seek-and-write one step). A short
+// write (a signal, a file size limit) continues until an error stops it; returns 0 or the errno,
+// with the bytes written so far in `written`.
+int write_all(int fd, std::string_view bytes, std::size_t& written) {
+  written = 0;
+  while (written < bytes.size()) {
+    const ssize_t wrote = file_ops().write(fd, bytes.data() + written, bytes.size() - written);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return wrote < 0 ? errno : EIO;
+    written += static_cast<std::size_t>(wrote);
+  }
+  return 0;
+}
+
+// Removes a failed batch again (the bytes from `size` on), so that nothing is left that was not
+// reported as written, and returns the error to throw. The marker stays until the truncation is
+// durable (see remove_marker_durably).
+Error undo_batch(int fd, std::int64_t size, const std::filesystem::path& path,
+                 const std::string& reason) {
+  const std::string name = path.string();
+  try {
+    truncate_to(fd, size, name);
+    remove_marker_durably(fd, path);
+  } catch (const Error& e) {
+    return Error(fmt::format(
+        "cannot append to {}: {}; removing the batch again failed too ({}): the next "
+        "append removes it if it is incomplete and keeps it if it is complete (readers do "
+        "the same); run `benchledger ledger verify`",
+        name, reason, e.what()));
+  }
+  return Error(fmt::format("cannot append to {}: {} (nothing was written)", name, reason));
+}
+
+Marker marker_of(int fd, std::int64_t offset, std::int64_t end, std::string head,
+                 const std::string& name) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
+  return {true,
+          static_cast<std::uint64_t>(st.st_dev),
+          static_cast<std::uint64_t>(st.st_ino),
+          offset,
+          end,
+          std::move(head)};
+}
+
+constexpr const char* k_fdatasync_failed =
+    "fdatasync failed (not retried: the device may have lost the data; check it and run "
+    "`benchledger ledger verify`)";
+
+}  // namespace
+
+NdjsonStore::NdjsonStore(std::string uri, std::filesystem::path path)
+    : m_uri(std::move(uri)), m_path(std::move(path)) {}
+
+AppendResult NdjsonStore::append(const std::vector<Record>& batch) {
+  const std::string name = m_path.string();
+  // Everything that can refuse the batch by itself is checked before the file is opened (or
+  // created) and the lock taken: a refused batch leaves no trace.
+  std::vector<PendingRecord> pending = serialize_batch(batch);
+  m_warnings.clear();
+  const std::filesystem::path file = ledger_file(m_path);
+  const Fd fd = open_locked(m_path, file);
   const std::int64_t size = repair(fd.get(), file, name, m_warnings);
   // A tail that does not verify refuses the batch: chained on, one bad record would be buried
   // under acknowledged ones.
   std::string head = checked_head(fd.get(), size, name);
 
   AppendResult result;
-  if (import) {
-    // Idempotent by id: the same content (prev aside) is skipped, other content refused.
-    std::unordered_map<std::string_view, std::size_t> wanted;  // each id's first record
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      if (!skip[i]) wanted.emplace(pending[i].id, i);
-    }
+  if (pending.empty()) {
+    result.head = head;
+    return result;
+  }
+  head = chain_onto(pending, head);
+  std::size_t total = 0;
+  for (const auto& record : pending) total += record.bytes.size() + 1;
+  std::string bytes;
+  bytes.reserve(total);
+  for (const auto& record : pending) {
+    bytes += record.bytes;
+    bytes += '\n';
+  }
+
+  write_marker(
+      file, marker_of(fd.get(), size, size + static_cast<std::int64_t>(bytes.size()), head, name));
+
+  // One write() keeps the batch contiguous.
+  std::size_t written = 0;
+  if (const int error = write_all(fd.get(), bytes, written); error != 0) {
+    throw undo_batch(fd.get(), size, file,
+                     fmt::format("write failed after {} of {} bytes: {}", written, bytes.size(),
+                                 errno_text(error)));
+  }
+  // Durable before success is reported. A failed fdatasync is never retried: the kernel may
+  // have dropped the dirty pages, so a second call could succeed without the data on disk.
+  if (file_ops().fdatasync(fd.get()) != 0) {
+    const int error = errno;
+    throw undo_batch(fd.get(), size, file,
+                     fmt::format("{}: {}", k_fdatasync_failed, errno_text(error)));
+  }
+  remove_marker(file);
+  result.appended = static_cast<std::int64_t>(pending.size());
+  result.head = head;
+  return result;
+}
+
+AppendResult NdjsonStore::import(const ImportSource& records) {
+  const std::string name = m_path.string();
+  // The first pass checks every record before the file is opened (or created) and the lock
+  // taken: a refused import leaves no trace.
+  ImportPlan plan(records);
+  m_warnings.clear();
+  const std::filesystem::path file = ledger_file(m_path);
+  const Fd fd = open_locked(m_path, file);
+  const std::int64_t size = repair(fd.get(), file, name, m_warnings);
+  // A tail that does not verify refuses the batch: chained on, one bad record would be buried
+  // under acknowledged ones.
+  std::string head = checked_head(fd.get(), size, name);
+
+  // Idempotent by id: the same content (prev aside) is skipped, other content refused.
+  {
     const Fd reader_fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
     if (reader_fd.get() < 0)
       throw Error(fmt::format("cannot read {}: {}", name, errno_text(errno)));
@@ -463,91 +576,53 @@ AppendResult NdjsonStore::append_records(const std::vector<Record>& batch, bool 
           continue;  // verify reports a bad line; it cannot hold an id being imported
         }
       }
-      const auto it = wanted.find(id);
-      if (it == wanted.end()) continue;
-      if (content_without_prev(line.bytes) != pending[it->second].bytes) {
-        throw ConflictError(fmt::format("field \"id\": {} is already in {} (line {}) with other "
-                                        "content; records are never changed, add a note instead",
-                                        id, name, line.number),
-                            it->second);
-      }
-      for (std::size_t i = it->second; i < pending.size(); ++i) {
-        if (pending[i].id == id) skip[i] = true;
-      }
+      if (plan.wants(id)) plan.present(id, line.bytes, name, fmt::format("line {}", line.number));
     }
-    std::vector<PendingRecord> kept;
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      if (skip[i]) {
-        ++result.skipped;
-      } else {
-        kept.push_back(std::move(pending[i]));
-      }
-    }
-    pending = std::move(kept);
   }
-
-  if (pending.empty()) {
+  AppendResult result;
+  result.skipped = plan.skipped();
+  if (plan.kept() == 0) {
     result.head = head;
     return result;
   }
-  head = chain_onto(pending, head);
-  std::size_t total = 0;
-  for (const auto& record : pending) total += record.bytes.size() + 1;
+
+  // One marker for the whole import, however many writes it takes: a writer killed before the
+  // end leaves it to say that everything from `size` on goes (see replace_marker).
+  const std::int64_t end = size + plan.kept_bytes();
+  write_marker(file, marker_of(fd.get(), size, end, std::string(k_zero_hash), name));
   std::string bytes;
-  bytes.reserve(total);
-  for (const auto& record : pending) {
-    bytes += record.bytes;
-    bytes += '\n';
-  }
-
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0)
-    throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
-  write_marker(file,
-               {true, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                size, size + static_cast<std::int64_t>(bytes.size()), head});
-
-  // Removes a failed batch again, so that nothing is left that was not reported as written.
-  // The marker stays until the truncation is durable (see remove_marker_durably).
-  const auto undo = [&](const std::string& what, int error) -> Error {
-    try {
-      truncate_to(fd.get(), size, name);
-      remove_marker_durably(fd.get(), file);
-    } catch (const Error& e) {
-      return Error(fmt::format(
-          "cannot append to {}: {}: {}; removing the batch again failed too ({}): the next "
-          "append removes it if it is incomplete and keeps it if it is complete (readers do "
-          "the same); run `benchledger ledger verify`",
-          name, what, errno_text(error), e.what()));
+  std::int64_t at = size;
+  try {
+    head = plan.append_chunks(
+        records, head, [&](std::vector<PendingRecord>& pending, const std::vector<Record>&) {
+          bytes.clear();
+          for (const auto& record : pending) {
+            bytes += record.bytes;
+            bytes += '\n';
+          }
+          std::size_t written = 0;
+          if (const int error = write_all(fd.get(), bytes, written); error != 0) {
+            throw Error(fmt::format("write failed after {} of {} bytes: {}",
+                                    at - size + static_cast<std::int64_t>(written), end - size,
+                                    errno_text(error)));
+          }
+          at += static_cast<std::int64_t>(bytes.size());
+        });
+    if (at != end) {
+      throw Error(
+          fmt::format("the import took {} bytes, not the {} planned", at - size, end - size));
     }
-    return Error(fmt::format("cannot append to {}: {}: {} (nothing was written)", name, what,
-                             errno_text(error)));
-  };
-
-  // O_APPEND makes seek-and-write one step; one write() keeps the batch contiguous. A short
-  // write (a signal, a file size limit) continues under the lock until an error stops it.
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t wrote =
-        file_ops().write(fd.get(), bytes.data() + written, bytes.size() - written);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      const int error = wrote < 0 ? errno : EIO;
-      throw undo(fmt::format("write failed after {} of {} bytes", written, bytes.size()), error);
-    }
-    written += static_cast<std::size_t>(wrote);
+    replace_marker(file, marker_of(fd.get(), size, end, head, name));
+  } catch (const Error& e) {
+    throw undo_batch(fd.get(), size, file, e.what());
   }
-  // Durable before success is reported. A failed fdatasync is never retried: the kernel may
-  // have dropped the dirty pages, so a second call could succeed without the data on disk.
   if (file_ops().fdatasync(fd.get()) != 0) {
     const int error = errno;
-    throw undo(
-        "fdatasync failed (not retried: the device may have lost the data; check it and "
-        "run `benchledger ledger verify`)",
-        error);
+    throw undo_batch(fd.get(), size, file,
+                     fmt::format("{}: {}", k_fdatasync_failed, errno_text(error)));
   }
   remove_marker(file);
-  result.appended = static_cast<std::int64_t>(pending.size());
+  result.appended = plan.kept();
   result.head = head;
   return result;
 }
@@ -694,18 +769,17 @@ std::vector<RunRecord> NdjsonStore::find_runs(const RunSelector& selector,
   return out;
 }
 
-std::vector<ResultRecord> NdjsonStore::results_of(const std::string& run_id) const {
-  std::vector<ResultRecord> out;
+void NdjsonStore::scan_results(const std::string& run_id,
+                               const std::function<bool(ResultRecord&& result)>& visit) const {
   read_lines([&](const LineVisit& line) {
     const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
     if (peek && (peek->type != RecordType::result || peek->run != run_id)) return true;
     Record record = parse_line(line);
     if (auto* result = std::get_if<ResultRecord>(&record); result && result->run == run_id) {
-      out.push_back(std::move(*result));
+      return visit(std::move(*result));
     }
     return true;
   });
-  return out;
 }
 
 std::vector<NoteRecord> NdjsonStore::notes() const {

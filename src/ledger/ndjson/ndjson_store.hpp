@@ -33,10 +33,12 @@ class NdjsonStore final : public Store {
 
   std::string uri() const override { return m_uri; }
   AppendResult append(const std::vector<Record>& batch) override;
-  AppendResult import(const std::vector<Record>& batch) override;
+  using Store::import;
+  AppendResult import(const ImportSource& records) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
-  std::vector<ResultRecord> results_of(const std::string& run_id) const override;
+  void scan_results(const std::string& run_id,
+                    const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
   std::vector<std::string> warnings() const override { return m_warnings; }
@@ -57,7 +59,6 @@ class NdjsonStore final : public Store {
   };
   bool read_lines(const std::function<bool(const LineVisit&)>& visit) const;
   Record parse_line(const LineVisit& line) const;  // throws IntegrityError naming the line
-  AppendResult append_records(const std::vector<Record>& batch, bool import);
   std::vector<std::pair<std::int64_t, std::string>> run_lines(const RunSelector& selector,
                                                               std::size_t limit) const;
 

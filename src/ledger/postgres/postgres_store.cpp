@@ -13,6 +13,7 @@
 
 #include "ledger/chain.hpp"
 #include "ledger/columns.hpp"
+#include "ledger/import_plan.hpp"
 #include "model/redact.hpp"
 
 namespace benchledger::ledger::postgres {
@@ -375,21 +376,39 @@ PostgresStore::Connection& PostgresStore::connection() const {
 }
 
 AppendResult PostgresStore::append(const std::vector<Record>& batch) {
-  return append_records(batch, false);
-}
-
-AppendResult PostgresStore::import(const std::vector<Record>& batch) {
-  return append_records(batch, true);
-}
-
-AppendResult PostgresStore::append_records(const std::vector<Record>& batch, bool import) {
   // Everything that can refuse the batch by itself is checked before connecting.
   std::vector<PendingRecord> pending = serialize_batch(batch);
-  const std::vector<bool> repeated =
-      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
+  return write_batch(
+      [&](const Inserter& insert, std::string head, AppendResult& result) {
+        head = chain_onto(pending, head);
+        insert(pending, batch);
+        result.appended = static_cast<std::int64_t>(pending.size());
+        return head;
+      },
+      pending.empty() ? "-" : pending.front().id, nullptr);
+}
+
+AppendResult PostgresStore::import(const ImportSource& records) {
+  // The first pass checks every record before connecting.
+  ImportPlan plan(records);
+  return write_batch(
+      [&](const Inserter& insert, std::string head, AppendResult& result) {
+        result.skipped = plan.skipped();
+        head = plan.append_chunks(records, head, insert);
+        result.appended = plan.kept();
+        return head;
+      },
+      "the import's first record", &plan);
+}
+
+AppendResult PostgresStore::write_batch(
+    const std::function<std::string(const Inserter& insert, std::string head,
+                                    AppendResult& result)>& body,
+    const std::string& first_id, ImportPlan* plan) {
   m_warnings.clear();
   Connection& c = connection();
   bool committing = false;
+  std::int64_t appended = 0;
   try {
     pqxx::work txn(c.connection);
     begin_append(txn, c.default_lock_timeout);
@@ -411,61 +430,44 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
                                          : std::nullopt);
       }
     }
-    if (import) {
-      std::map<std::string, std::pair<std::int64_t, std::string>> existing;
-      for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
+    if (plan != nullptr) {
+      // Idempotent by id: the same content (prev aside) is skipped, other content refused.
+      for (std::size_t from = 0; from < plan->distinct_ids(); from += k_insert_rows) {
         std::string ids;
-        for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
-          ids += (ids.empty() ? "" : ",") + txn.quote(pending[i].id);
+        for (const std::string& id : plan->ids(from, k_insert_rows)) {
+          ids += (ids.empty() ? "" : ",") + txn.quote(id);
         }
         const pqxx::result found =
             txn.exec("SELECT id, seq, bytes FROM benchledger_records WHERE id IN (" + ids + ")");
         for (const auto& row : found) {
-          existing[row[0].c_str()] = {row[1].as<std::int64_t>(), row[2].c_str()};
+          plan->present(row[0].c_str(), std::string_view(row[2].c_str(), row[2].size()), m_name,
+                        fmt::format("record {}", row[1].as<std::int64_t>()));
         }
       }
-      std::vector<PendingRecord> kept;
-      for (std::size_t i = 0; i < pending.size(); ++i) {
-        if (repeated[i]) {
-          ++result.skipped;
-          continue;
-        }
-        const auto it = existing.find(pending[i].id);
-        if (it == existing.end()) {
-          kept.push_back(pending[i]);
-          continue;
-        }
-        if (content_without_prev(it->second.second) != pending[i].bytes) {
-          throw ConflictError(fmt::format("field \"id\": {} is already in {} (record {}) with "
-                                          "other content; records are never changed, add a "
-                                          "note instead",
-                                          pending[i].id, m_name, it->second.first),
-                              i);
-        }
-        ++result.skipped;
-      }
-      pending = std::move(kept);
     }
-    head = chain_onto(pending, head);
-    for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
-      std::string sql =
-          "INSERT INTO benchledger_records (seq, id, type, time, run, label, bench, params, "
-          "git_commit, target, bytes) VALUES ";
-      for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
-        const Columns columns = columns_of(batch[pending[i].index]);
-        sql += fmt::format("{}({},{},{},{},{},{},{},{},{},{},{})", i == from ? "" : ",", ++seq,
-                           txn.quote(columns.id), txn.quote(columns.type), txn.quote(columns.time),
-                           sql_text(txn, columns.run), sql_text(txn, columns.label),
-                           sql_text(txn, columns.bench), sql_text(txn, columns.params),
-                           sql_text(txn, columns.git_commit), sql_text(txn, columns.target),
-                           txn.quote(pending[i].bytes));
+    // One transaction, however many records: all or nothing.
+    const Inserter insert = [&](std::vector<PendingRecord>& pending,
+                                const std::vector<Record>& records) {
+      for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
+        std::string sql =
+            "INSERT INTO benchledger_records (seq, id, type, time, run, label, bench, params, "
+            "git_commit, target, bytes) VALUES ";
+        for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
+          const Columns columns = columns_of(records[pending[i].index]);
+          sql += fmt::format("{}({},{},{},{},{},{},{},{},{},{},{})", i == from ? "" : ",", ++seq,
+                             txn.quote(columns.id), txn.quote(columns.type),
+                             txn.quote(columns.time), sql_text(txn, columns.run),
+                             sql_text(txn, columns.label), sql_text(txn, columns.bench),
+                             sql_text(txn, columns.params), sql_text(txn, columns.git_commit),
+                             sql_text(txn, columns.target), txn.quote(pending[i].bytes));
+        }
+        txn.exec(sql);
       }
-      txn.exec(sql);
-    }
+      appended += static_cast<std::int64_t>(pending.size());
+    };
+    result.head = body(insert, head, result);
     committing = true;
     txn.commit();
-    result.appended = static_cast<std::int64_t>(pending.size());
-    result.head = head;
     return result;
   } catch (const ConflictError&) {
     throw;
@@ -477,7 +479,7 @@ AppendResult PostgresStore::append_records(const std::vector<Record>& batch, boo
         "{}: the connection was lost during COMMIT, so whether the batch of {} records was "
         "written is unknown: {} (look for its first record, {}, in `benchledger ledger export`, "
         "then run `verify`)",
-        m_name, pending.size(), message_of(e), pending.empty() ? "-" : pending.front().id));
+        m_name, appended, message_of(e), first_id));
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + " (nothing was written)");
   } catch (const pqxx::sql_error& e) {
@@ -599,17 +601,15 @@ std::vector<RunRecord> PostgresStore::find_runs(const RunSelector& selector,
   return out;
 }
 
-std::vector<ResultRecord> PostgresStore::results_of(const std::string& run_id) const {
+void PostgresStore::scan_results(const std::string& run_id,
+                                 const std::function<bool(ResultRecord&& result)>& visit) const {
   m_warnings.clear();
-  std::vector<ResultRecord> out;
   const std::string sql = "SELECT seq, bytes FROM benchledger_records WHERE run = " +
                           connection().connection.quote(run_id) +
                           " AND type = 'result' ORDER BY seq";
   query_rows(sql, [&](const Row& row) {
-    out.push_back(std::get<ResultRecord>(parse_row(integer(row[0]), text(row[1]))));
-    return true;
+    return visit(std::get<ResultRecord>(parse_row(integer(row[0]), text(row[1]))));
   });
-  return out;
 }
 
 std::vector<NoteRecord> PostgresStore::notes() const {

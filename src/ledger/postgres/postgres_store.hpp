@@ -6,10 +6,17 @@
 // UPDATE, DELETE and TRUNCATE and any row not placed after the last one, whoever sends them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <benchledger/ledger.hpp>
+
+namespace benchledger::ledger {
+struct PendingRecord;
+class ImportPlan;
+}  // namespace benchledger::ledger
 
 namespace benchledger::ledger::postgres {
 
@@ -23,10 +30,12 @@ class PostgresStore final : public Store {
 
   std::string uri() const override { return m_name; }  // without its password
   AppendResult append(const std::vector<Record>& batch) override;
-  AppendResult import(const std::vector<Record>& batch) override;
+  using Store::import;
+  AppendResult import(const ImportSource& records) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
-  std::vector<ResultRecord> results_of(const std::string& run_id) const override;
+  void scan_results(const std::string& run_id,
+                    const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
   std::vector<std::string> warnings() const override { return m_warnings; }
@@ -42,7 +51,16 @@ class PostgresStore final : public Store {
  private:
   struct Connection;
   Connection& connection() const;
-  AppendResult append_records(const std::vector<Record>& batch, bool import);
+  // Inserts chained records, the rows of `records` that pending[i].index names.
+  using Inserter =
+      std::function<void(std::vector<PendingRecord>& pending, const std::vector<Record>& records)>;
+  // One transaction under the appenders' lock: `body` gets the head and inserts what it appends,
+  // returning the new head. Throws Error, with nothing written (or, when the connection is lost
+  // during COMMIT, saying that it cannot tell and naming `first_id` to look for).
+  // With `plan` (an import), the ids the ledger holds are looked up first (ImportPlan::present).
+  AppendResult write_batch(const std::function<std::string(const Inserter& insert, std::string head,
+                                                           AppendResult& result)>& body,
+                           const std::string& first_id, ImportPlan* plan);
   // Runs `sql` in a read-only transaction and hands each row's columns to `row` (seq first,
   // then bytes, then the rest), in batches from a cursor so that memory stays constant; `row`
   // returns false to stop. Returns false, with a warning, while the table does not exist.

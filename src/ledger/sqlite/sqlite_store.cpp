@@ -18,6 +18,7 @@
 
 #include "ledger/chain.hpp"
 #include "ledger/columns.hpp"
+#include "ledger/import_plan.hpp"
 #include "ledger/ledger_file.hpp"
 
 namespace benchledger::ledger::sqlite {
@@ -320,25 +321,59 @@ sqlite3* SqliteStore::writer() {
 }
 
 AppendResult SqliteStore::append(const std::vector<Record>& batch) {
-  return append_records(batch, false);
-}
-
-AppendResult SqliteStore::import(const std::vector<Record>& batch) {
-  return append_records(batch, true);
-}
-
-AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool import) {
-  const std::string name = m_path.string();
   // Everything that can refuse the batch by itself is checked before the database is opened
   // (or created) for writing: a refused batch leaves no trace.
   std::vector<PendingRecord> pending = serialize_batch(batch);
-  const std::vector<bool> repeated =
-      import ? repeated_in_batch(pending) : std::vector<bool>(pending.size(), false);
+  return write_batch(pending.empty(),
+                     [&](Inserter& insert, std::string head, AppendResult& result) {
+                       head = chain_onto(pending, head);
+                       for (const auto& record : pending) insert(batch[record.index], record.bytes);
+                       result.appended = static_cast<std::int64_t>(pending.size());
+                       return head;
+                     });
+}
+
+AppendResult SqliteStore::import(const ImportSource& records) {
+  // The first pass checks every record before the database is opened (or created) for writing.
+  ImportPlan plan(records);
+  const std::string name = m_path.string();
+  return write_batch(plan.distinct_ids() == 0, [&](Inserter& insert, std::string head,
+                                                   AppendResult& result) {
+    // Idempotent by id: the same content (prev aside) is skipped, other content refused.
+    {
+      Statement existing(writer(), "SELECT seq, bytes FROM records WHERE id = ?1",
+                         "cannot append to " + name);
+      for (std::size_t from = 0; from < plan.distinct_ids(); from += ImportPlan::k_chunk) {
+        for (const std::string& id : plan.ids(from, ImportPlan::k_chunk)) {
+          existing.bind(1, std::string_view(id));
+          if (existing.step()) {
+            plan.present(id, existing.text(1), name, fmt::format("record {}", existing.integer(0)));
+          }
+          existing.reset();
+        }
+      }
+    }
+    result.skipped = plan.skipped();
+    head = plan.append_chunks(
+        records, head, [&](std::vector<PendingRecord>& pending, const std::vector<Record>& from) {
+          for (const auto& record : pending) insert(from[record.index], record.bytes);
+        });
+    result.appended = plan.kept();
+    return head;
+  });
+}
+
+AppendResult SqliteStore::write_batch(
+    bool empty,
+    const std::function<std::string(Inserter& insert, std::string head, AppendResult& result)>&
+        body) {
+  const std::string name = m_path.string();
   m_warnings.clear();
   sqlite3* db = writer();
   const std::string context = "cannot append to " + name;
   // BEGIN IMMEDIATE takes the write lock now, so reading the head and inserting after it happen
-  // under one lock; other writers wait up to the busy timeout.
+  // under one lock; other writers wait up to the busy timeout. One transaction, however many
+  // records: all or nothing.
   exec(db, "BEGIN IMMEDIATE", context);
   try {
     AppendResult result;
@@ -346,7 +381,7 @@ AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool 
       // The table and the file's application_id come with the first records, never without:
       // so a file marked as a ledger has records, and verify refuses one whose table is gone
       // or empty.
-      if (pending.empty()) {
+      if (empty) {
         exec(db, "ROLLBACK", context);
         result.head = std::string(k_zero_hash);
         return result;
@@ -369,40 +404,14 @@ AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool 
                             before ? std::optional<std::string_view>(*before) : std::nullopt);
       }
     }
-    if (import) {
-      std::vector<PendingRecord> kept;
-      Statement existing(db, "SELECT seq, bytes FROM records WHERE id = ?1", context);
-      for (std::size_t i = 0; i < pending.size(); ++i) {
-        if (repeated[i]) {
-          ++result.skipped;
-          continue;
-        }
-        existing.bind(1, std::string_view(pending[i].id));
-        if (existing.step()) {
-          if (content_without_prev(existing.text(1)) != pending[i].bytes) {
-            throw ConflictError(fmt::format("field \"id\": {} is already in {} (record {}) with "
-                                            "other content; records are never changed, add a "
-                                            "note instead",
-                                            pending[i].id, name, existing.integer(0)),
-                                i);
-          }
-          ++result.skipped;
-        } else {
-          kept.push_back(pending[i]);
-        }
-        existing.reset();
-      }
-      pending = std::move(kept);
-    }
-    head = chain_onto(pending, head);
-    Statement insert(
+    Statement statement(
         db,
         "INSERT INTO records (seq, id, type, time, run, label, bench, params, "
         "git_commit, target, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         context);
-    for (const auto& record : pending) {
-      const Columns columns = columns_of(batch[record.index]);
-      insert.bind(1, ++seq)
+    Inserter insert = [&](const Record& record, std::string_view bytes) {
+      const Columns columns = columns_of(record);
+      statement.bind(1, ++seq)
           .bind(2, std::string_view(columns.id))
           .bind(3, std::string_view(columns.type))
           .bind(4, std::string_view(columns.time))
@@ -412,13 +421,12 @@ AppendResult SqliteStore::append_records(const std::vector<Record>& batch, bool 
           .bind(8, columns.params)
           .bind(9, columns.git_commit)
           .bind(10, columns.target)
-          .bind(11, std::string_view(record.bytes));
-      insert.step();
-      insert.reset();
-    }
+          .bind(11, bytes);
+      statement.step();
+      statement.reset();
+    };
+    result.head = body(insert, head, result);
     exec(db, "COMMIT", context);
-    result.appended = static_cast<std::int64_t>(pending.size());
-    result.head = head;
     return result;
   } catch (const ConflictError&) {
     exec(db, "ROLLBACK", context);
@@ -532,17 +540,15 @@ std::vector<RunRecord> SqliteStore::find_runs(const RunSelector& selector,
   return out;
 }
 
-std::vector<ResultRecord> SqliteStore::results_of(const std::string& run_id) const {
+void SqliteStore::scan_results(const std::string& run_id,
+                               const std::function<bool(ResultRecord&& result)>& visit) const {
   m_warnings.clear();
-  std::vector<ResultRecord> out;
   query_rows(
       reader(), "SELECT seq, bytes FROM records WHERE run = ?1 AND type = 'result' ORDER BY seq",
       m_path.string(), [&](Statement& query) { query.bind(1, std::string_view(run_id)); },
       [&](Statement& row) {
-        out.push_back(std::get<ResultRecord>(parse_row(row.integer(0), row.text(1))));
-        return true;
+        return visit(std::get<ResultRecord>(parse_row(row.integer(0), row.text(1))));
       });
-  return out;
 }
 
 std::vector<NoteRecord> SqliteStore::notes() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include <benchledger/ledger.hpp>
@@ -25,10 +26,12 @@ class SqliteStore final : public Store {
 
   std::string uri() const override { return m_uri; }
   AppendResult append(const std::vector<Record>& batch) override;
-  AppendResult import(const std::vector<Record>& batch) override;
+  using Store::import;
+  AppendResult import(const ImportSource& records) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
-  std::vector<ResultRecord> results_of(const std::string& run_id) const override;
+  void scan_results(const std::string& run_id,
+                    const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
   std::vector<std::string> warnings() const override { return m_warnings; }
@@ -45,7 +48,15 @@ class SqliteStore final : public Store {
   // The connection for reading; nullptr when the file does not exist (an empty ledger).
   sqlite3* reader() const;
   sqlite3* writer();
-  AppendResult append_records(const std::vector<Record>& batch, bool import);
+  // Inserts one record with its bytes (chained) as the next row.
+  using Inserter = std::function<void(const Record& record, std::string_view bytes)>;
+  // One transaction under the write lock: `body` gets the head and inserts what it appends,
+  // returning the new head. `empty`: there is nothing to append, so a ledger that has no table
+  // yet gets none (the table and the file's mark come with the first records). Throws Error,
+  // with nothing written.
+  AppendResult write_batch(bool empty,
+                           const std::function<std::string(Inserter& insert, std::string head,
+                                                           AppendResult& result)>& body);
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
 
   std::string m_uri;

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
@@ -383,4 +384,59 @@ TEST_CASE("an HTML report of results at the greatest doubles is written, with fi
   CHECK(html.find("<svg") != std::string::npos);
   CHECK(html.find("nan") == std::string::npos);
   CHECK(html.find("inf\"") == std::string::npos);
+}
+
+namespace {
+
+// `cases` cases of one bench ("big/case" with param i), 10 samples each; in the current run every
+// tenth case is 10% + i‰ slower than in the base.
+RunData many_cases(const std::string& run_id, const std::string& label, std::size_t cases,
+                   bool current) {
+  RunData data = fixtures::current_run();
+  data.run.header.id = run_id;
+  data.run.label = label;
+  data.results.clear();
+  for (std::size_t i = 0; i < cases; ++i) {
+    ResultRecord r;
+    r.header.id = run_id.substr(0, 16) + fmt::format("{:010}", i);
+    r.run = run_id;
+    r.bench = "big/case";
+    r.params = {{"i", static_cast<std::int64_t>(i)}, {"kind", std::string("fixed")}};
+    const double slower = current && i % 10 == 0 ? 1.1 + 0.001 * static_cast<double>(i) : 1.0;
+    r.metrics = {{"time", fixtures::spread_metric("ns", Better::lower, 1000.0 * slower, 0.02, 10)}};
+    r.primary = "time";
+    data.results.push_back(std::move(r));
+  }
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("a report of more cases than it charts says that it summarises and lists every case") {
+  const std::size_t cases = k_max_charted_cases + 50;
+  ReportInput input;
+  input.base = many_cases("01JDQ8Z6X00000000000000BAS", "base", cases, false);
+  input.runs.push_back(many_cases("01JDQ8Z6X00000000000000CUR", "now", cases, true));
+  input.comparisons.push_back({input.runs[0].run.header.id,
+                               compare::compare_sides({{input.base->run}, input.base->results},
+                                                      {{input.runs[0].run}, input.runs[0].results},
+                                                      {}, compare::CompareOptions{})});
+  input.trends = trends_of({*input.base, input.runs[0]});
+  const std::string html = render_html(input);
+
+  // Charts for k_max_charted_cases cases, the comparison's largest changes among them.
+  CHECK(count(html, R"(<svg[^>]*class="chart distribution-chart")") == k_max_charted_cases);
+  CHECK(count(html, R"(<svg[^>]*class="chart line-chart")") <= 2 * k_max_charted_cases);
+  const std::size_t regressions = input.comparisons[0].report.count(compare::Verdict::regression);
+  REQUIRE(regressions > 0);
+  CHECK(count(html, R"(<figcaption>[^<]*i=0\b[^<]*)") >= 1);  // the 10% + 0‰ case is drawn
+  // It says so, with the number of cases, in each chart group that left cases out.
+  CHECK(count(html, "This report summarises: of " + fmt::format("{}", cases) + " cases") >= 2);
+  // The tables still list every case: once in the comparison, once in the results.
+  CHECK(count(html, R"(<td><code>big/case</code>)") == 2 * cases);
+  // And it is still a page that passes the checks every report passes.
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("://") == std::string::npos);
+  CHECK(count(html, R"(<svg[^>]*role="img" aria-labelledby="chart-\d+")") ==
+        count(html, "<figure>"));
 }
