@@ -181,8 +181,21 @@ def scenario_failing(s):
 
 
 def scenario_renamed(s):
-    s.commit({"work.sh": "sleep 0.01\n", "benchledger.json": work_config("work")}, "base")
-    s.commit({"benchledger.json": work_config("renamed")}, "head: the benchmark is renamed")
+    # The gate measures both sides with HEAD_REV's gate section, so a rename in benchledger.json
+    # would rename both sides alike. A benchmark is renamed in the code it lives in: here a
+    # `program` in the repository that names one of two benchmarks from a file each revision
+    # has (the other, `stay`, keeps the comparison from having no case in common).
+    program = ('#!/bin/sh\ncase "$*" in *stay.sh*) name=stay ;; *) name=$(cat name.txt) ;; esac\n'
+               f'exec "{s.prefix / "bin" / "benchledger"}" run --name "$name" "$@"\n')
+    config = json.dumps({"gate": {"program": "bench.sh", "rounds": 4,
+                                  "run": ["--runs 12 --warmup 1 -- sh work.sh",
+                                          "--runs 12 --warmup 1 -- sh stay.sh"]}}) + "\n"
+    s.commit({"work.sh": "sleep 0.01\n", "stay.sh": "sleep 0.01\n", "bench.sh": program,
+              "name.txt": "work\n", "benchledger.json": config}, "base")
+    os.chmod(s.repo / "bench.sh", 0o755)
+    s.git("add", "bench.sh")
+    s.git("commit", "-q", "--amend", "--no-edit")
+    s.commit({"name.txt": "renamed\n"}, "head: the benchmark is renamed")
     done = s.run_gate()
     expect_status(done, 1)
     found = verdicts(s.comparison())

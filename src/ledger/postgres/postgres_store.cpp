@@ -172,7 +172,7 @@ BEGIN
                AND pg_catalog.jsonb_typeof(j -> 'target') = 'string'
                AND j ->> 'target' ~ '^[0-7][0-9A-HJKMNP-TV-Z]{25}$'
                AND pg_catalog.jsonb_typeof(j -> 'bench') IN ('string', 'null')
-               AND j ->> 'kind' IN ('accept-regression', 'invalidate', 'comment')
+               AND j ->> 'kind' IN ('accept-regression', 'invalidate', 'comment', 'remove')
                AND pg_catalog.jsonb_typeof(j -> 'text') = 'string'
                AND pg_catalog.jsonb_typeof(j -> 'author') = 'string')
           THEN 'it lacks a field a note record has, or one is of the wrong JSON type'
