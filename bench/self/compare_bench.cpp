@@ -1,5 +1,5 @@
 // What one `benchledger compare` costs on a large suite: 1,000 cases x 30 samples a side
-// (issue 5's target: <= 0.2 s; google-benchmark's compare.py takes about 20 s on such input).
+// (the target in docs/statistics.md: <= 0.2 s).
 // Cases: matching + statistics + Benjamini-Hochberg (compare_sides), the same plus the JSON
 // output, and the statistics alone (assess on spans).
 #include <string>

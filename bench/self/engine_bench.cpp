@@ -1,4 +1,5 @@
-// The engine's own cost, against the obvious yardsticks, in one google-benchmark run (issue 4):
+// The engine's own cost, against the obvious yardsticks, in one google-benchmark run
+// (docs/engine.md):
 //
 // - the empty loop: ns per iteration of `for (auto _ : state) {}` as google-benchmark reports
 //   it, and as benchledger's BENCH mode reports it (target: benchledger / google <= 1.0). The

@@ -1,5 +1,5 @@
-// What the ledger costs (issue 3's targets), each measured next to its raw baseline in the same
-// run:
+// What the ledger costs (the targets in docs/ledger.md, "Performance"), each measured next to its
+// raw baseline in the same run:
 //   - appending 1,000-record batches (a run and 999 results) to NDJSON and to SQLite, against a
 //     raw write+fdatasync loop of the same bytes (target: NDJSON at >= 50% of the raw rate);
 //   - finding one run and reading its 999 results in a 1,000,000-record ledger, against a raw

@@ -1,5 +1,5 @@
 // The `executors` suite: task executors under a CPU-bound workload, as users of task
-// runners publish it (seed 002): 1,000 tasks, each sorting a copy of a fingerprinted random
+// runners publish it: 1,000 tasks, each sorting a copy of a fingerprinted random
 // vector, through a sequential loop, all-at-once threads (no back-pressure, like
 // Promise.all) and a bounded pool at a concurrency limit of 50.
 //

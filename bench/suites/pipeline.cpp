@@ -1,7 +1,7 @@
-// The `pipeline` suite (seed 004): fetch N pages of 100 records from a store with simulated
-// latency L, transform them, store them back — sequentially, and pipelined (fetching,
-// transforming and storing in three stages that overlap, so waiting for a write no longer
-// blocks the next read).
+// The `pipeline` suite (a paged fetch, as sync engines publish it): fetch N pages of 100 records
+// from a store with simulated latency L, transform them, store them back — sequentially, and
+// pipelined (fetching, transforming and storing in three stages that overlap, so waiting for a
+// write no longer blocks the next read).
 //
 // Params: `mode` (sequential, pipelined), `pages` N, `page_size` (100), `latency_ms` L as the
 // seed states it, and `latency_scale`: each simulated call sleeps latency_ms * latency_scale,

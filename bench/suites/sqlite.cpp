@@ -1,4 +1,4 @@
-// The `sqlite` suite: the embedded-database workload of seed 003 on a real SQLite file —
+// The `sqlite` suite: an embedded-database workload on a real SQLite file —
 // 2,000 rows inserted with one transaction per row and in one batch, and a window selected
 // over them, under each `synchronous` mode (journal_mode WAL).
 //
@@ -31,7 +31,7 @@ namespace benchledger::suites {
 
 namespace {
 
-// DESIGN.md's workload: 2,000 rows inserted one transaction each, and batched.
+// The suite's workload (docs/engine.md): 2,000 rows inserted one transaction each, and batched.
 constexpr std::int64_t k_rows = 2000;
 
 class Database {

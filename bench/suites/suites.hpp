@@ -1,4 +1,4 @@
-// The bundled suites (DESIGN.md, "Bundled suites"), runnable with `bench-run --suite NAME`:
+// The bundled suites (docs/engine.md, "Bundled suites"), runnable with `bench-run --suite NAME`:
 // native versions of the workloads people publish by hand.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The native benchmark API (DESIGN.md, "The engine"): a user's C++ file registers benchmarks
+// The native benchmark API (docs/engine.md): a user's C++ file registers benchmarks
 // and gets a `main` that takes the flags of `benchledger run` and appends one run with its
 // results to a ledger.
 //

@@ -1,4 +1,4 @@
-// The optional config file `benchledger.json` at the repository root (DESIGN.md, "The config
+// The optional config file `benchledger.json` at the repository root (docs/records.md, "The config
 // file"). Unknown keys are an error that names them.
 //
 // {

@@ -1,4 +1,4 @@
-// The append-only ledger (DESIGN.md, "The ledger"): the Store interface that the NDJSON,
+// The append-only ledger (docs/ledger.md): the Store interface that the NDJSON,
 // SQLite and PostgreSQL stores implement, run selectors, and opening a store by URI.
 //
 // Every store keeps the exact bytes of each record and chains them: a record's `prev` is the

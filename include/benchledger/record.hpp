@@ -1,4 +1,4 @@
-// The record model of schema benchledger/1 (DESIGN.md, "Records"): run, result and note
+// The record model of schema benchledger/1 (docs/design.md, "Records"): run, result and note
 // records, metrics and the environment, with one canonical serialization.
 //
 // parse_record() validates a line and throws benchledger::Error naming the field

@@ -1,4 +1,4 @@
-// `benchledger ledger`: import, export, verify, log, show and note (DESIGN.md, "The ledger").
+// `benchledger ledger`: import, export, verify, log, show and note (docs/ledger.md).
 // Tables go to stdout, warnings and errors to stderr; a broken chain exits 1.
 #include <pwd.h>
 #include <unistd.h>

@@ -482,7 +482,8 @@ int execute_run(const RunOptions& o, const RunContext& context) {
         std::string known;
         for (const auto& s : suites::bundled_suites())
           known += (known.empty() ? "" : ", ") + s.name;
-        // DESIGN.md's fourth suite is not written yet: say so rather than deny it exists.
+        // The designed fourth suite (docs/engine.md) is not written yet: say so rather than deny it
+        // exists.
         const std::string unbuilt = name == "postgres" ? "not built yet in this version" : "";
         throw Error("--suite " + name + ": " + (unbuilt.empty() ? "no such suite" : unbuilt) +
                     " (bundled: " + known + ")");

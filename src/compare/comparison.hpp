@@ -1,4 +1,4 @@
-// Comparing two sides of records (DESIGN.md, "Compare and the gate"): cases matched by bench +
+// Comparing two sides of records (docs/statistics.md): cases matched by bench +
 // params, one comparison per metric, verdicts, accept-regression notes, environment
 // differences, and the gate. The result is a plain struct that src/report renders in every
 // format (compare_render.hpp) and that `report` embeds.

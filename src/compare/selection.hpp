@@ -1,4 +1,4 @@
-// Choosing the runs to compare (DESIGN.md, "Compare and the gate"): a run id, a label (the
+// Choosing the runs to compare (docs/design.md, "The command line"): a run id, a label (the
 // newest run with it; `label~N` for older ones), `git:COMMIT`, `latest`, `latest~N`, or the
 // path of an NDJSON file (its newest run).
 #pragma once

@@ -1,4 +1,4 @@
-// Verdicts on plain samples (DESIGN.md, "Compare and the gate"): the statistics of one metric
+// Verdicts on plain samples (docs/statistics.md): the statistics of one metric
 // of one case, base against current, and the verdict once every metric compared in the same
 // call has been adjusted for multiple testing together.
 //

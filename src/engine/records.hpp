@@ -1,4 +1,4 @@
-// Result records from measurements (DESIGN.md, "Records"; the metric names are listed in
+// Result records from measurements (docs/design.md, "Records"; the metric names are listed in
 // docs/engine.md).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The environment fingerprint (DESIGN.md, "Records", `env`): what machine and software a run
+// The environment fingerprint (docs/design.md, "Records", `env`): what machine and software a run
 // measured on, read from Linux's /proc and /sys, a few tools' version output and compiler
 // macros.
 //

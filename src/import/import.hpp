@@ -1,4 +1,4 @@
-// Adapters from other harnesses' output to result records (DESIGN.md, "The engine": "a
+// Adapters from other harnesses' output to result records (docs/engine.md: "a
 // google-benchmark reporter does the same for existing google-benchmark binaries").
 //
 // Results come back without a run id (the caller's run sets it), each with a fresh id and

@@ -1,4 +1,4 @@
-// The hash chain every store keeps (DESIGN.md, "The ledger"): a record's `prev` is the SHA-256
+// The hash chain every store keeps (docs/ledger.md): a record's `prev` is the SHA-256
 // of the previous record's exact bytes in the same store, 64 zeros for the first. This file
 // holds what the stores share: serializing a batch before taking a lock, chaining it onto the
 // store's head under the lock, the identity of a record for import, and verification.

@@ -1,4 +1,4 @@
-// The canonical serialization of records: fixed key order (the order of DESIGN.md's tables),
+// The canonical serialization of records: fixed key order (the order of docs/records.md's tables),
 // shortest round-trip numbers, no whitespace, NaN and infinity refused.
 //
 // Records are written straight into one string rather than built as an nlohmann tree and

@@ -1,5 +1,5 @@
 // The shapes of a record's fields that parse_record() (both of its paths) and the ledger's
-// check of records about to be written hold them to (DESIGN.md, "Record schema").
+// check of records about to be written hold them to (docs/records.md, "Validation").
 #pragma once
 
 #include <string_view>

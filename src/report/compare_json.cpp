@@ -1,4 +1,4 @@
-// The JSON form of a comparison (DESIGN.md, "Compare and the gate"). Key order is fixed, so
+// The JSON form of a comparison (docs/ci-gate.md). Key order is fixed, so
 // the same report gives the same bytes.
 #include <cmath>
 

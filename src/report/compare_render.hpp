@@ -1,4 +1,4 @@
-// The outputs of `benchledger compare` (DESIGN.md, "Compare and the gate"): a terminal table,
+// The outputs of `benchledger compare` (docs/ci-gate.md): a terminal table,
 // Markdown for a pull-request comment, JSON, JUnit XML and CSV of a ComparisonReport. Pure
 // functions: the same report gives the same bytes. Every form but CSV carries the warnings
 // (environment differences included); the CLI prints them on stderr for CSV.
@@ -23,7 +23,7 @@ std::string render_comparison_table(const compare::ComparisonReport& report, boo
 // summary, ready to post as a pull-request comment.
 std::string render_comparison_markdown(const compare::ComparisonReport& report);
 
-// The JSON object of DESIGN.md: base, current, options, warnings, cases, summary, gate.
+// The JSON object of docs/ci-gate.md: base, current, options, warnings, cases, summary, gate.
 // Changes and intervals are in percent; an infinite detectable change is null.
 nlohmann::ordered_json comparison_to_json(const compare::ComparisonReport& report);
 std::string render_comparison_json(const compare::ComparisonReport& report);  // ends with '\n'

@@ -141,7 +141,8 @@ std::vector<EnvField> env_fields() {
       {"CPUs usable",
        [count](const RunRecord& r) -> std::optional<std::string> {
          const CpuInfo& cpu = r.env.cpu;
-         // quota null means no cgroup limit (DESIGN.md); online and affinity null mean unknown.
+         // quota null means no cgroup limit (docs/environment.md); online and affinity null mean
+         // unknown.
          return join_known(
              {count(cpu.online, "online"), count(cpu.affinity, "in affinity"),
               std::optional<std::string>(cpu.quota ? fmt::format("quota {:g} CPUs", *cpu.quota)
@@ -180,7 +181,7 @@ std::vector<EnvField> env_fields() {
        {"memory.total_bytes"}},
       {"Memory limit",
        [bytes](const RunRecord& r) -> std::optional<std::string> {
-         // null means no cgroup limit (DESIGN.md).
+         // null means no cgroup limit (docs/environment.md).
          if (!r.env.memory.limit_bytes) return std::string("none");
          return bytes(r.env.memory.limit_bytes);
        },

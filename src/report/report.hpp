@@ -1,5 +1,5 @@
 // `benchledger report`: the Markdown that people write by hand about their benchmarks, and a
-// self-contained HTML page with charts, both made from ledger records (DESIGN.md, "Reports").
+// self-contained HTML page with charts, both made from ledger records (docs/report.md).
 //
 // The renderers are pure: the same ReportInput gives the same bytes, and nothing in them reads
 // the clock, the environment or the network. The date a report shows is the time of its newest

@@ -1,4 +1,4 @@
-// Descriptive statistics of one sample: the `summary` of a metric (DESIGN.md, "Records").
+// Descriptive statistics of one sample: the `summary` of a metric (docs/design.md, "Records").
 #pragma once
 
 #include <cstddef>

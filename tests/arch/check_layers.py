@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Guards DESIGN.md's one-way dependencies: a folder of src/ includes only from folders below it.
+"""Guards the one-way dependencies of docs/ARCHITECTURE.md: a folder of src/ includes only from folders below it.
 
 model <- env, stats <- ledger, engine, import <- compare <- report, gate <- cli
 """
@@ -18,7 +18,7 @@ for path in sorted((root / "src").rglob("*")):
         continue
     area = path.relative_to(root / "src").parts[0]
     if area not in LEVEL:
-        problems.append(f"{path.relative_to(root)}: folder src/{area} is not in DESIGN.md's layers")
+        problems.append(f"{path.relative_to(root)}: folder src/{area} is not in docs/ARCHITECTURE.md's layers")
         continue
     for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         match = INCLUDE.match(line)

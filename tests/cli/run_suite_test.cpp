@@ -143,7 +143,7 @@ TEST_CASE(
   for (const auto& r : results) {
     CHECK(r["params"]["journal"] == "wal");
     if (r["bench"] == "sqlite/insert_per_row") {
-      // DESIGN.md's 2,000 rows whatever the repetitions: here 2 of 1,000.
+      // The suite's 2,000 rows whatever the repetitions: here 2 of 1,000.
       CHECK(r["params"]["rows"] == 2000);
       CHECK(r["ops"] == 2000);
       CHECK(r["metrics"]["latency"]["summary"]["n"] == 2000);

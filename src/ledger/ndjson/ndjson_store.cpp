@@ -190,8 +190,8 @@ std::optional<Marker> read_marker(const std::filesystem::path& ledger) {
   return marker;
 }
 
-// Why the marker is neither fsynced when it is written nor when it is removed (DESIGN.md: success
-// only once the data is durable, nothing acknowledged lost):
+// Why the marker is neither fsynced when it is written nor when it is removed (docs/design.md:
+// success only once the data is durable, nothing acknowledged lost):
 // - Against a crash of the process (SIGKILL, a failed write), the page cache survives and holds
 //   the marker and the batch exactly as written, so the marker works without any sync: the next
 //   writer keeps a complete batch and moves a partial one aside.

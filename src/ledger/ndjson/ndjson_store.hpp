@@ -1,4 +1,4 @@
-// The NDJSON store: one record a line in one file (DESIGN.md, "The ledger").
+// The NDJSON store: one record a line in one file (docs/ledger.md).
 //
 // Appending: open with O_APPEND, take flock(LOCK_EX), repair what an interrupted append left
 // (see below), read the last line backwards for the head hash, write the whole batch with one

@@ -1,4 +1,4 @@
-// The PostgreSQL store (DESIGN.md, "The ledger"): one ledger shared by many machines and CI
+// The PostgreSQL store (docs/ledger.md): one ledger shared by many machines and CI
 // runners. One table, `benchledger_records`, holds each record's exact bytes plus the columns
 // queries need, indexed. A batch is one transaction that first takes a transaction-scoped
 // advisory lock, so appenders from any machine queue and the chain never forks; COMMIT runs with

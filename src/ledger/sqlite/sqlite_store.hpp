@@ -1,4 +1,4 @@
-// The SQLite store (DESIGN.md, "The ledger"): one table of records in WAL mode, each row the
+// The SQLite store (docs/ledger.md): one table of records in WAL mode, each row the
 // exact bytes of a record plus the columns queries need, indexed. A batch is one
 // `BEGIN IMMEDIATE` transaction (writers queue on the busy timeout), committed with
 // synchronous=FULL, so it is durable when append() returns. Triggers abort every UPDATE and

@@ -238,8 +238,8 @@ TEST_CASE("a side without a run is an error") {
 }
 
 TEST_CASE("sizes that cannot reach significance among the comparisons say so and what would") {
-  // Issue 5's audit: 6 a side among 25 comparisons, a +51.7% change. The smallest p 6 against
-  // 6 can give is 2 / C(12, 6) = 0.0022; a lone discovery among 25 needs 0.05 / 25 = 0.002.
+  // An audit of the verdicts: 6 a side among 25 comparisons, a +51.7% change. The smallest p 6
+  // against 6 can give is 2 / C(12, 6) = 0.0022; a lone discovery among 25 needs 0.05 / 25 = 0.002.
   const auto f = lone_change_suite(6);
   const auto report = cmp::compare_sides(f.base, f.current, f.notes, {});
   const auto& changed = find(report, "suite/00");

@@ -1,6 +1,6 @@
-// Verdicts neither cry wolf nor miss (issue 5's targets), measured on a generated corpus with
-// known truth: suites of 25 unchanged benchmarks, suites of mixed changes, and one regression
-// hidden among 24 unchanged benchmarks; every noise shape, 5-30 samples a side, CV 1-5%.
+// Verdicts neither cry wolf nor miss (the targets in docs/statistics.md), measured on a generated
+// corpus with known truth: suites of 25 unchanged benchmarks, suites of mixed changes, and one
+// regression hidden among 24 unchanged benchmarks; every noise shape, 5-30 samples a side, CV 1-5%.
 //
 // Run `compare_quality_tests -s "[choice]"` to print the same rates for every candidate
 // deciding test (the measurement docs/statistics.md reports).
@@ -200,7 +200,8 @@ void print_mixture_change(cmp::DecidingTest test, std::size_t suites) {
 
 }  // namespace
 
-TEST_CASE("the gate meets issue 5's false-alarm and detection targets on the corpus") {
+TEST_CASE(
+    "the gate meets the false-alarm and detection targets of docs/statistics.md on the corpus") {
   const auto test = cmp::DecidingTest::mann_whitney;
   const Rates r = measure(test, 2000, 2000, 1000);
   print(test, r, true);

@@ -1,5 +1,5 @@
-// capture() reads every field of a fixture machine from the files DESIGN.md names, and leaves
-// what those files do not say null (never a guess).
+// capture() reads every field of a fixture machine from the files docs/environment.md names, and
+// leaves what those files do not say null (never a guess).
 #include <cstdint>
 #include <fstream>
 #include <optional>

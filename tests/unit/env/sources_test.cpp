@@ -1,5 +1,5 @@
 // The parsers of /proc, /sys and /etc files read what the kernel and os-release(5) write, and
-// container detection follows DESIGN.md's order.
+// container detection follows docs/environment.md's order.
 #include <stdlib.h>
 
 #include <cstdint>
@@ -147,7 +147,7 @@ optional<string> container_kind(const TempTree& tree) {
 
 }  // namespace
 
-TEST_CASE("container detection takes the first of DESIGN.md's sources that answers") {
+TEST_CASE("container detection takes the first of docs/environment.md's sources that answers") {
   TempTree tree;
   tree.write("proc/1/cgroup", "0::/system.slice/docker-0123.scope\n");
   CHECK(container_kind(tree) == optional<string>("docker"));
