@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <random>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "integration/ledger_census.hpp"
@@ -25,17 +27,23 @@ namespace {
 
 constexpr int k_results = 40;  // a batch of ~30 KiB, so kills also land inside write()
 
-// Reads an appender's stdout until it announces its first batch (its startup is over); returns
-// what it read. Stops early if the appender ends without one: finish() then tells why.
-std::string read_until_first_batch(const Child& child) {
-  std::string out;
+// Reads an appender's stdout into `out` until `out` holds `word` (or the appender ends: finish()
+// then tells why).
+void read_until(const Child& child, std::string& out, std::string_view word) {
   char buffer[4096];
-  while (out.find("begin ") == std::string::npos) {
+  while (out.find(word) == std::string::npos) {
     const ssize_t got = ::read(child.out, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     out.append(buffer, static_cast<std::size_t>(got));
   }
+}
+
+// Reads an appender's stdout until it announces its first batch (its startup is over); returns
+// what it read.
+std::string read_until_first_batch(const Child& child) {
+  std::string out;
+  read_until(child, out, "begin ");
   return out;
 }
 
@@ -51,13 +59,7 @@ BatchTimes batch_duration(const std::string& uri) {
       {LEDGER_APPENDER, uri, std::to_string(k_batches), std::to_string(k_results), "calibration"});
   std::string out = read_until_first_batch(child);
   const auto start = std::chrono::steady_clock::now();
-  char buffer[4096];
-  while (out.find("ack ") == std::string::npos) {
-    const ssize_t got = ::read(child.out, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(got));
-  }
+  read_until(child, out, "ack ");
   const auto first_acked = std::chrono::steady_clock::now();
   const ProcessResult result = finish(child);
   const auto end = std::chrono::steady_clock::now();
