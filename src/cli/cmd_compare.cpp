@@ -122,14 +122,7 @@ Runner add_compare_command(CLI::App& app) {
   sub->add_option("--format", options->format, "table, md, json, junit or csv")
       ->check(CLI::IsMember({"table", "md", "json", "junit", "csv"}))
       ->default_str("table");
-  return [options]() -> int {
-    try {
-      return run_compare(*options);
-    } catch (const IntegrityError& e) {
-      // A damaged ledger is a data error here: exit 1 means the gate failed.
-      throw Error(e.what());
-    }
-  };
+  return [options]() -> int { return run_gating([&] { return run_compare(*options); }); };
 }
 
 }  // namespace benchledger::cli

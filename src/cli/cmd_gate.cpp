@@ -183,14 +183,7 @@ Runner add_gate_command(CLI::App& app) {
   sub->footer(
       "reads \"gate\": {\"build\": ..., \"run\": [...]} from HEAD_REV's benchledger.json;\n"
       "docs/ci-gate.md describes the section, the rounds and the CI templates.");
-  return [options]() -> int {
-    try {
-      return run_gate(*options);
-    } catch (const IntegrityError& e) {
-      // A damaged ledger is a data error here: exit 1 means the gate failed.
-      throw Error(e.what());
-    }
-  };
+  return [options]() -> int { return run_gating([&] { return run_gate(*options); }); };
 }
 
 }  // namespace benchledger::cli

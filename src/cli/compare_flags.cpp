@@ -69,4 +69,12 @@ compare::CompareOptions compare_options_from(const CompareFlags& flags, Config c
   return options;
 }
 
+int run_gating(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const IntegrityError& e) {
+    throw Error(e.what());
+  }
+}
+
 }  // namespace benchledger::cli

@@ -2,6 +2,7 @@
 // words and judge the same way.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,9 @@ void add_compare_flags(CLI::App& sub, CompareFlags& flags);
 // The options compare_sides takes; `config` gives the per-benchmark thresholds. Throws Error
 // for a --fail-on word that names no verdict that can fail the gate.
 compare::CompareOptions compare_options_from(const CompareFlags& flags, Config config);
+
+// Runs a command whose exit 1 means "the gate failed": a damaged ledger (IntegrityError, exit 1
+// elsewhere) is reported there as a data error (exit 2), so that it cannot read as a verdict.
+int run_gating(const std::function<int()>& run);
 
 }  // namespace benchledger::cli
