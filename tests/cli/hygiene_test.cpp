@@ -24,7 +24,7 @@ Invocation run_cli_with_stdout(const std::vector<std::string>& args, const char*
 }  // namespace
 
 TEST_CASE("a password planted in every place a command line holds one reaches no output") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string ledger = (dir.path() / "ledger.ndjson").string();
   const std::string plant = k_plant;
   // An environment variable that looks secret: nothing may copy the environment into a record.
@@ -96,7 +96,7 @@ TEST_CASE("a password planted in every place a command line holds one reaches no
 }
 
 TEST_CASE("a command whose standard output cannot be written exits 2 and says so") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string ledger = (dir.path() / "ledger.ndjson").string();
   const auto setup = run_cli({"run", "--ledger", ledger, "--runs", "2", "--warmup", "0",
                               "--baseline", "--quiet", "--", "true"});
@@ -125,7 +125,7 @@ TEST_CASE("a command whose standard output cannot be written exits 2 and says so
 }
 
 TEST_CASE("bad counts and rates on the command line are refused, naming the flag and its range") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string ledger = (dir.path() / "ledger.ndjson").string();
   REQUIRE(run_cli({"run", "--ledger", ledger, "--runs", "2", "--quiet", "--", "true"}).status == 0);
   for (const char* limit : {"0", "-1", "99999999999999999999999", "1e3"}) {
@@ -150,13 +150,14 @@ TEST_CASE("bad counts and rates on the command line are refused, naming the flag
 }
 
 TEST_CASE("a benchledger.json that is a directory or holds a bad number is refused by name") {
-  TempDir dir;
+  ScratchDir dir;
   std::filesystem::create_directories(dir.path() / ".git");  // the project root
   const std::string ledger = (dir.path() / "ledger.ndjson").string();
   std::filesystem::create_directories(dir.path() / "benchledger.json");
   const Invocation directory = run_cli({"run", "--ledger", ledger, "--", "true"}, dir.path());
   CHECK(directory.status == 2);
-  CHECK_THAT(directory.err, Catch::Contains("benchledger.json: it is a directory, not a regular file"));
+  CHECK_THAT(directory.err,
+             Catch::Contains("benchledger.json: it is a directory, not a regular file"));
   std::filesystem::remove(dir.path() / "benchledger.json");
 
   for (const std::string& text :

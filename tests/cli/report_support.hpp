@@ -2,10 +2,6 @@
 // the Store API from the report fixtures, and child processes with captured output.
 #pragma once
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -17,32 +13,13 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 #include "unit/report/fixtures.hpp"
 
 namespace benchledger::report::testing {
 
-// A fresh directory under the system temp dir, removed with the object. Outside the source
-// tree on purpose: no benchledger.json or git repository above it changes what the CLI does.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "benchledger-report-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_path = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (std::getenv("BENCHLEDGER_KEEP_TEST_FILES") == nullptr)
-      std::filesystem::remove_all(m_path, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
-
- private:
-  std::filesystem::path m_path;
-};
+using test_support::ScratchDir;
 
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,40 +28,15 @@ inline std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Outcome = test_support::ProcessResult;
 
-// Runs argv in `cwd` with stdout and stderr captured through files; waits for it.
+// Runs argv in `cwd` with stdout and stderr captured; waits for it.
 inline Outcome run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                            const std::vector<std::string>& env = {}) {
-  const std::filesystem::path out_path = cwd / ".stdout", err_path = cwd / ".stderr";
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    for (const std::string& entry : env) ::putenv(const_cast<char*>(entry.c_str()));
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  Outcome outcome;
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  outcome.out = read_text(out_path);
-  outcome.err = read_text(err_path);
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return outcome;
+  test_support::ProcessOptions options;
+  options.cwd = cwd.string();
+  options.env = env;
+  return test_support::run_process(argv, options);
 }
 
 inline std::string cli() {

@@ -9,7 +9,7 @@ using namespace benchledger::run_test;
 using nlohmann::json;
 
 TEST_CASE("run -- CMD appends one run and one result per param combination") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--ledger", ledger.string(), "--runs", "3", "--warmup", "0",
                                "--param", "ms=10,20", "--", "sleep", "0.0{ms}"});
@@ -51,7 +51,7 @@ TEST_CASE("run -- CMD appends one run and one result per param combination") {
 }
 
 TEST_CASE("--baseline labels the run and --format json prints exactly the records appended") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto first =
       run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--quiet", "--", "true"});
@@ -74,7 +74,7 @@ TEST_CASE("--baseline labels the run and --format json prints exactly the record
 
 TEST_CASE(
     "failing runs are counted as errors; a command whose every run fails is recorded as failed") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto counter = (dir.path() / "n").string();
   const auto flaky = run_cli({"run", "--ledger", ledger.string(), "--runs", "4", "--warmup", "0",
@@ -103,7 +103,7 @@ TEST_CASE(
 }
 
 TEST_CASE("--timeout kills a run that takes too long and counts it") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup", "0",
                                "--timeout", "0.2", "--", "sleep", "30"});
@@ -116,7 +116,7 @@ TEST_CASE("--timeout kills a run that takes too long and counts it") {
 }
 
 TEST_CASE("the progress line appears on a terminal only, and --quiet silences stderr") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const std::vector<std::string> args = {"run", "--ledger", ledger.string(), "--runs",
                                          "3",   "--",       "sleep",         "0.05"};
@@ -141,7 +141,7 @@ TEST_CASE("the progress line appears on a terminal only, and --quiet silences st
 TEST_CASE(
     "at 80 columns the progress line shortens a long case name and keeps the case number, the "
     "phase and the time left") {
-  TempDir dir;
+  ScratchDir dir;
   // As long as an executors case's name with its params (about 130 characters).
   const std::string name =
       "executors/pool workload=mixed input_sha256=4f0e3c1d2a9b8e7f tasks=1000 len_min=500 "
@@ -178,7 +178,7 @@ TEST_CASE(
 }
 
 TEST_CASE("usage errors exit 2 and say what is wrong") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = (dir.path() / "ledger.ndjson").string();
   const auto bad_label = run_cli({"run", "--ledger", ledger, "--label", "no spaces", "--", "true"});
   CHECK(bad_label.status == 2);
@@ -196,7 +196,7 @@ TEST_CASE("usage errors exit 2 and say what is wrong") {
 }
 
 TEST_CASE("a bad count or duration names its flag and the values it takes") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = (dir.path() / "ledger.ndjson").string();
   struct Bad {
     std::vector<std::string> flag;
@@ -232,7 +232,7 @@ TEST_CASE("a bad count or duration names its flag and the values it takes") {
 }
 
 TEST_CASE("a {name} placeholder that no --param fills is a usage error naming it") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = (dir.path() / "ledger.ndjson").string();
   const auto unfilled = run_cli({"run", "--ledger", ledger, "--", "sleep", "0.0{ms}"});
   CHECK(unfilled.status == 2);
@@ -258,7 +258,7 @@ TEST_CASE("a {name} placeholder that no --param fills is a usage error naming it
 TEST_CASE(
     "a command whose every run times out or is killed is recorded as a timeout or a crash, as a "
     "native case is") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto timed_out = run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup",
                                   "0", "--timeout", "0.2", "--", "sleep", "30"});
@@ -290,7 +290,7 @@ TEST_CASE(
 }
 
 TEST_CASE("an interrupted run leaves no command running behind it") {
-  TempDir dir;
+  ScratchDir dir;
   // A duration no other process on this machine uses, to find the run by its command line.
   const std::string marker = "31.4159";
   const pid_t cli =

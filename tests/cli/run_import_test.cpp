@@ -8,7 +8,7 @@ using namespace benchledger::run_test;
 using nlohmann::json;
 
 TEST_CASE("google-benchmark JSON becomes one result per benchmark with repetitions as samples") {
-  TempDir dir;
+  ScratchDir dir;
   const auto output = dir.path() / "gbench.json";
   const auto produced =
       run(RUN_GBENCH_FIXTURE, {"--benchmark_format=json", "--benchmark_repetitions=3",
@@ -48,7 +48,7 @@ TEST_CASE("google-benchmark JSON becomes one result per benchmark with repetitio
 }
 
 TEST_CASE("hyperfine's exported JSON becomes one result per command with each run as a sample") {
-  TempDir dir;
+  ScratchDir dir;
   const auto output = dir.path() / "hyperfine.json";
   const auto produced = run("/usr/bin/hyperfine", {"-N", "--runs", "4", "--warmup", "1",
                                                    "--export-json", output.string(), "sleep 0.01"});
@@ -68,7 +68,7 @@ TEST_CASE("hyperfine's exported JSON becomes one result per command with each ru
 }
 
 TEST_CASE("an import is a run of its own and names the formats it knows") {
-  TempDir dir;
+  ScratchDir dir;
   const auto mixed = run_cli({"run", "--import", "google-benchmark", "x.json", "--", "true"});
   CHECK(mixed.status == 2);
   CHECK_THAT(mixed.err, Catch::Contains("cannot be combined with measuring"));

@@ -24,7 +24,7 @@ std::map<std::string, json> by_case(const std::vector<json>& results) {
 
 TEST_CASE(
     "a native program records crashed and timed-out cases as failed and measures the others") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run(RUN_NATIVE_FIXTURE, {"--ledger", ledger.string(), "--repetitions", "3",
                                                "--warmup", "1", "--label", "current"});
@@ -101,7 +101,7 @@ TEST_CASE(
 }
 
 TEST_CASE("benchledger run runs the native programs a config file lists, as one run") {
-  TempDir dir;
+  ScratchDir dir;
   std::ofstream(dir.path() / "benchledger.json")
       << json{{"project", "fixture-project"}, {"run", {{"binaries", {RUN_NATIVE_FIXTURE}}}}}.dump();
   const auto ledger = dir.path() / "ledger.ndjson";
@@ -119,7 +119,7 @@ TEST_CASE("benchledger run runs the native programs a config file lists, as one 
 }
 
 TEST_CASE("an interrupted native program leaves no case running behind it") {
-  TempDir dir;
+  ScratchDir dir;
   const std::string fixture = RUN_NATIVE_FIXTURE;
   const auto before = processes_matching(fixture);
   const pid_t program = start(fixture, {"--ledger", (dir.path() / "l.ndjson").string(), "--filter",

@@ -44,7 +44,7 @@ TEST_CASE("--list names every case of the bundled suites without measuring") {
 }
 
 TEST_CASE("the pipeline suite runs sequential and pipelined with its params overridden") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--suite", "pipeline", "--ledger", ledger.string(),
                                "--repetitions", "3", "--warmup", "0", "--param", "pages=4",
@@ -76,7 +76,7 @@ TEST_CASE("the pipeline suite runs sequential and pipelined with its params over
 }
 
 TEST_CASE("the executors suite records its inputs' fingerprints and length statistics") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result =
       run_cli({"run", "--suite", "executors", "--ledger", ledger.string(), "--filter",
@@ -131,7 +131,7 @@ TEST_CASE("the executors suite records its inputs' fingerprints and length stati
 
 TEST_CASE(
     "the sqlite suite inserts per row and batched and selects windows with latency percentiles") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result =
       run_cli({"run", "--suite", "sqlite", "--ledger", ledger.string(), "--filter",

@@ -38,7 +38,7 @@ const std::regex k_exponent(R"([0-9]e\+[0-9])");
 }  // namespace
 
 TEST_CASE("every human format prints a value the same way, with its unit and no exponent") {
-  TempDir dir;
+  ScratchDir dir;
   const auto gbench = dir.path() / "gbench.json";
   write_gbench(gbench);
   const std::string ledger = (dir.path() / "ledger.ndjson").string();

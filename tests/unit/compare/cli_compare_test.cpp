@@ -17,6 +17,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 #include "unit/compare/comparison_fixture.hpp"
 
 namespace bt = benchledger::testing;
@@ -30,25 +32,10 @@ struct Outcome {
   std::string out, err;
 };
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 class Workspace {
  public:
-  Workspace() {
-    m_dir = fs::temp_directory_path() / ("benchledger-compare-cli-" + std::to_string(::getpid()) +
-                                         "-" + std::to_string(s_next++));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  ~Workspace() {
-    std::error_code ec;
-    fs::remove_all(m_dir, ec);
-  }
-  const fs::path& dir() const { return m_dir; }
-  fs::path ledger() const { return m_dir / "ledger.ndjson"; }
+  const fs::path& dir() const { return m_scratch.path(); }
+  fs::path ledger() const { return dir() / "ledger.ndjson"; }
 
   void append(const fs::path& path, std::vector<Record> batch) const {
     benchledger::ledger::open_store(path.string())->append(std::move(batch));
@@ -61,22 +48,16 @@ class Workspace {
   Outcome cli(const std::string& args, const std::string& env = "") const {
     const char* bin = std::getenv("BENCHLEDGER_BIN");
     if (bin == nullptr) FAIL("BENCHLEDGER_BIN is not set (ctest sets it)");
-    const fs::path out = m_dir / "stdout", err = m_dir / "stderr";
-    const std::string command = "cd '" + m_dir.string() + "' && " + env +
+    // A shell, for the environment assignments and the arguments as a user types them.
+    const std::string command = "cd '" + dir().string() + "' && " + env +
                                 " NO_COLOR=1 BENCHLEDGER_LEDGER='" + ledger().string() + "' '" +
-                                bin + "' " + args + " >'" + out.string() + "' 2>'" + err.string() +
-                                "'";
-    const int status = std::system(command.c_str());
-    Outcome outcome;
-    outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.out = read_file(out);
-    outcome.err = read_file(err);
-    return outcome;
+                                bin + "' " + args;
+    const auto run = benchledger::test_support::run_shell(command);
+    return {run.exit_code, run.out, run.err};
   }
 
  private:
-  fs::path m_dir;
-  static inline int s_next = 0;
+  benchledger::test_support::ScratchDir m_scratch;
 };
 
 std::vector<Record> batch_of(const benchledger::compare::Side& side) {

@@ -15,6 +15,7 @@
 
 #include "compare/comparison.hpp"
 #include "report/compare_render.hpp"
+#include "support/golden.hpp"
 #include "unit/compare/comparison_fixture.hpp"
 
 namespace cmp = benchledger::compare;
@@ -31,31 +32,9 @@ cmp::ComparisonReport golden_report() {
   return cmp::compare_sides(f.base, f.current, f.notes, {});
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 void check_golden(const std::string& name, const std::string& actual) {
-  const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  const std::filesystem::path path =
-      std::filesystem::path(source) / "tests/unit/compare/golden" / name;
-  if (std::getenv("BENCHLEDGER_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-  }
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  const std::string expected((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  const auto want = lines_of(expected), got = lines_of(actual);
-  for (std::size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
-    INFO(name << " line " << i + 1);
-    CHECK((i < got.size() ? got[i] : "<missing>") == (i < want.size() ? want[i] : "<missing>"));
-  }
-  CHECK(actual == expected);  // trailing newlines too
+  benchledger::test_support::check_golden(
+      benchledger::test_support::tests_dir("unit/compare/golden"), name, actual);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "compare/verdict.hpp"
+#include "support/process.hpp"
 
 namespace cmp = benchledger::compare;
 using benchledger::Better;
@@ -25,16 +26,13 @@ cmp::MetricAssessment assess_one(const std::vector<double>& base,
 double scipy_mann_whitney_p(const std::string& base, const std::string& current) {
   const char* python = std::getenv("BENCHLEDGER_PYTHON3");
   if (python == nullptr) FAIL("BENCHLEDGER_PYTHON3 must be set (ctest sets it)");
-  const std::string command = std::string("'") + python +
-                              "' -c 'from scipy import stats; print(repr(stats.mannwhitneyu(" +
-                              base + ", " + current + ", alternative=\"two-sided\").pvalue))'";
-  const std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  REQUIRE(pipe != nullptr);
-  char buffer[64] = {};
-  if (std::fgets(buffer, sizeof buffer, pipe.get()) == nullptr) {
-    FAIL("scipy gave no answer (install python3-scipy): " << command);
+  const std::string script = "from scipy import stats; print(repr(stats.mannwhitneyu(" + base +
+                             ", " + current + ", alternative=\"two-sided\").pvalue))";
+  const auto answer = benchledger::test_support::run_process({python, "-c", script});
+  if (answer.out.empty()) {
+    FAIL("scipy gave no answer (install python3-scipy): " << script << "\n" << answer.err);
   }
-  return std::strtod(buffer, nullptr);
+  return std::strtod(answer.out.c_str(), nullptr);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ TEST_CASE("a non-zero exit is an error and is left out of the timings") {
   engine::CommandCase c;
   c.bench = "flaky";
   // Fails on every odd run: a counter in a file the prepare step does not touch.
-  test::TempDir dir;
+  test::ScratchDir dir;
   const std::string counter = (dir.path() / "n").string();
   c.argv = {"/bin/sh", "-c",
             "n=$(cat " + counter + " 2>/dev/null || echo 0); echo $((n+1)) > " + counter +
@@ -158,7 +158,7 @@ TEST_CASE("placeholders are filled for every combination of params, the first sl
 }
 
 TEST_CASE("prepare runs before every run and cleanup once after the last") {
-  test::TempDir dir;
+  test::ScratchDir dir;
   const std::string log = (dir.path() / "log").string();
   engine::CommandCase c;
   c.bench = "logged";

@@ -1,5 +1,5 @@
 // Helpers shared by the engine's tests: running a registry's cases, spinning on the clock,
-// running /usr/bin/python3 as an oracle, temporary directories.
+// running /usr/bin/python3 as an oracle.
 #pragma once
 
 #include <stdlib.h>
@@ -18,6 +18,8 @@
 
 #include "engine/clock.hpp"
 #include "engine/native.hpp"
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace benchledger::test {
 
@@ -48,23 +50,9 @@ inline double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-struct CommandOutput {
-  int status = -1;
-  std::string out;
-};
-
-// Runs a shell command line, capturing stdout.
-inline CommandOutput shell(const std::string& command) {
-  CommandOutput result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
-  std::array<char, 4096> buffer{};
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+// Runs a shell command line, capturing stdout (and stderr).
+inline test_support::ProcessResult shell(const std::string& command) {
+  return test_support::run_shell(command);
 }
 
 inline std::string python3() {
@@ -79,26 +67,6 @@ inline std::filesystem::path source_dir() {
   return dir;
 }
 
-// A fresh directory under TMPDIR, removed with the object.
-class TempDir {
- public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/benchledger-test-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
-
- private:
-  std::filesystem::path m_path;
-};
+using test_support::ScratchDir;
 
 }  // namespace benchledger::test

@@ -53,7 +53,7 @@ TEST_CASE("percentiles over a million latencies are within 1% of numpy's exact p
     sum += v;
     max = std::max(max, v);
   }
-  test::TempDir dir;
+  test::ScratchDir dir;
   const auto file = dir.path() / "latencies.bin";
   {
     std::ofstream out(file, std::ios::binary);
@@ -67,7 +67,7 @@ TEST_CASE("percentiles over a million latencies are within 1% of numpy's exact p
       "print(' '.join(repr(float(v)) for v in q), repr(float(x.mean())), repr(float(x.max())))\n";
   const auto script_file = dir.path() / "oracle.py";
   std::ofstream(script_file) << script;
-  const test::CommandOutput oracle =
+  const auto oracle =
       test::shell(test::python3() + " " + script_file.string() + " " + file.string());
   REQUIRE(oracle.status == 0);
   std::istringstream in(oracle.out);

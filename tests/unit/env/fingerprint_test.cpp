@@ -17,6 +17,7 @@
 
 #include "env/env.hpp"
 #include "env_test_support.hpp"
+#include "support/process.hpp"
 
 using benchledger::Env;
 using benchledger::env::differing_fields;
@@ -34,12 +35,7 @@ string sha256sum(const string& bytes) {
   REQUIRE(fd >= 0);
   ::close(fd);
   std::ofstream(path, std::ios::binary) << bytes;
-  FILE* pipe = ::popen((string("sha256sum ") + path).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 256> buffer{};
-  string out;
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
-  ::pclose(pipe);
+  const string out = benchledger::test_support::run_process({"sha256sum", path}).out;
   ::unlink(path);
   return out.substr(0, out.find(' '));
 }
@@ -131,9 +127,9 @@ TEST_CASE("fields outside the comparability set leave the fingerprint alone") {
   changed.fingerprint = "not a hash";
   CHECK(fingerprint(changed) == fingerprint(base));
   // The runtimes are compared all the same (compare and the report), just not hashed.
-  CHECK(differing_fields(base, changed) ==
-        std::vector<string>{"runtimes.node", "runtimes.python", "runtimes.postgres_client",
-                            "runtimes.postgres_server"});
+  CHECK(differing_fields(base, changed) == std::vector<string>{"runtimes.node", "runtimes.python",
+                                                               "runtimes.postgres_client",
+                                                               "runtimes.postgres_server"});
   changed.runtimes = base.runtimes;
   CHECK(differing_fields(base, changed).empty());
 }

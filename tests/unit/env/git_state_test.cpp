@@ -15,6 +15,8 @@
 
 #include "env/env.hpp"
 #include "env_test_support.hpp"
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 
 using benchledger::env::capture_git;
 using benchledger::env::capture_git_with_notes;
@@ -23,24 +25,7 @@ using std::string;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    string pattern = (std::filesystem::temp_directory_path() / "benchledger-git-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_dir = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_dir, ec);
-  }
-  const std::filesystem::path& path() const { return m_dir; }
-
- private:
-  std::filesystem::path m_dir;
-};
+using benchledger::test_support::ScratchDir;
 
 // Runs a git command in dir through the shell; returns its stdout.
 string git(const std::filesystem::path& dir, const string& args) {
@@ -48,12 +33,9 @@ string git(const std::filesystem::path& dir, const string& args) {
                          "' -c user.name=test -c user.email=test@example.com "
                          "-c init.defaultBranch=trunk -c commit.gpgsign=false " +
                          args + " 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 256> buffer{};
-  string out;
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
-  REQUIRE(::pclose(pipe) == 0);
+  const auto result = benchledger::test_support::run_shell(command);
+  REQUIRE(result.exit_code == 0);
+  string out = result.out;
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
@@ -61,7 +43,7 @@ string git(const std::filesystem::path& dir, const string& args) {
 }  // namespace
 
 TEST_CASE("capture_git reads commit, branch and dirtiness of a repository") {
-  TempDir repo;
+  ScratchDir repo;
   git(repo.path(), "init -q");
   std::ofstream(repo.path() / "a.txt") << "one\n";
   git(repo.path(), "add a.txt");
@@ -88,7 +70,7 @@ TEST_CASE("capture_git reads commit, branch and dirtiness of a repository") {
 }
 
 TEST_CASE("capture_git outside a repository, or without git, gives nulls") {
-  TempDir plain;
+  ScratchDir plain;
   CHECK(capture_git(plain.path()) == benchledger::GitState{});
   CHECK(capture_git(plain.path() / "missing") == benchledger::GitState{});
   const auto no_git_dir = benchledger::env::testing::fixtures_dir() / "tools_ok";
@@ -114,7 +96,7 @@ bool any_contains(const std::vector<string>& lines, const string& part) {
 }  // namespace
 
 TEST_CASE("outside a repository, or without git, capture_git has nothing to tell") {
-  TempDir plain;
+  ScratchDir plain;
   CHECK(capture_git_with_notes(plain.path()).notes.empty());
   const auto no_git_dir = benchledger::env::testing::fixtures_dir() / "tools_ok";
   CHECK(capture_git_with_notes(plain.path(), std::chrono::milliseconds(2000), {no_git_dir})
@@ -122,7 +104,7 @@ TEST_CASE("outside a repository, or without git, capture_git has nothing to tell
 }
 
 TEST_CASE("a git that does not answer in time leaves the state null and says so") {
-  TempDir tools, repo;
+  ScratchDir tools, repo;
   write_git(tools.path(), "#!/bin/sh\nsleep 60\n");
   const auto capture =
       capture_git_with_notes(repo.path(), std::chrono::milliseconds(300), {tools.path()});
@@ -132,7 +114,7 @@ TEST_CASE("a git that does not answer in time leaves the state null and says so"
 }
 
 TEST_CASE("a git that cannot be started leaves the state null and says so") {
-  TempDir tools, repo;
+  ScratchDir tools, repo;
   write_git(tools.path(), "neither an ELF file nor a script\n");  // execve: ENOEXEC
   const auto capture =
       capture_git_with_notes(repo.path(), std::chrono::milliseconds(2000), {tools.path()});
@@ -142,7 +124,7 @@ TEST_CASE("a git that cannot be started leaves the state null and says so") {
 }
 
 TEST_CASE("a git that fails on a repository it recognised keeps what it read and says so") {
-  TempDir tools, repo;
+  ScratchDir tools, repo;
   // argv: git -C DIR SUBCOMMAND ...
   write_git(tools.path(),
             "#!/bin/sh\n"

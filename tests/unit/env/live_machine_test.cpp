@@ -20,6 +20,7 @@
 #include "env/env.hpp"
 #include "env/subprocess.hpp"
 #include "env_test_support.hpp"
+#include "support/process.hpp"
 
 using benchledger::Env;
 using std::optional;
@@ -41,13 +42,8 @@ struct Output {
 };
 
 Output run(const string& command) {
-  Output result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.out += buffer.data();
-  result.status = ::pclose(pipe);
-  return result;
+  const auto result = benchledger::test_support::run_shell(command);
+  return {result.out, result.status};
 }
 
 string trimmed(string text) {

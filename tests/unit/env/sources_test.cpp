@@ -15,6 +15,7 @@
 #include "env/env.hpp"
 #include "env/sources.hpp"
 #include "env_test_support.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace detail = benchledger::env::detail;
 using std::optional;
@@ -115,27 +116,16 @@ namespace {
 // A temporary root directory, removed at the end of the test.
 class TempTree {
  public:
-  TempTree() {
-    string pattern = (std::filesystem::temp_directory_path() / "benchledger-env-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_dir = pattern;
-  }
-  TempTree(const TempTree&) = delete;
-  TempTree& operator=(const TempTree&) = delete;
-  ~TempTree() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_dir, ec);
-  }
-  const std::filesystem::path& dir() const { return m_dir; }
+  const std::filesystem::path& dir() const { return m_scratch.path(); }
   void write(const string& relative, const string& content) const {
-    const auto path = m_dir / relative;
+    const auto path = dir() / relative;
     std::filesystem::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary) << content;
   }
-  void remove(const string& relative) const { std::filesystem::remove(m_dir / relative); }
+  void remove(const string& relative) const { std::filesystem::remove(dir() / relative); }
 
  private:
-  std::filesystem::path m_dir;
+  benchledger::test_support::ScratchDir m_scratch;
 };
 
 optional<string> container_kind(const TempTree& tree) {

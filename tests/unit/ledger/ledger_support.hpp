@@ -1,12 +1,6 @@
-// Shared by the ledger's unit and integration tests: scratch directories and records.
+// Shared by the ledger's unit and integration tests: the test PostgreSQL server, scratch
+// directories with a database of their own, and records.
 #pragma once
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +14,8 @@
 #include <benchledger/record.hpp>
 
 #include "model_fixtures.hpp"
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace benchledger::testing {
 
@@ -51,50 +47,24 @@ inline std::string test_pg_database(const std::string& name) {
 // Runs SQL on the test server's maintenance database with psql (no shell between); true on
 // success.
 inline bool run_pg_admin_sql(const std::string& sql) {
-  const std::string server = test_pg_server();
-  std::vector<std::string> args = {"psql", "-X",   "-q", "-v", "ON_ERROR_STOP=1",
-                                   "-d",   server, "-c", sql};
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, "psql", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return false;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  test_support::ProcessOptions quiet;
+  quiet.stdout_path = quiet.stderr_path = "/dev/null";
+  return test_support::run_process(
+             {"psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", test_pg_server(), "-c", sql},
+             quiet)
+             .exit_code == 0;
 }
 
-// A fresh directory under /tmp, removed with everything in it when the test ends; and, when a
-// test asks for one, a fresh database on the test PostgreSQL server, dropped at the same time.
-class ScratchDir {
+// The tests' scratch directory, which can also hold a fresh database on the test PostgreSQL
+// server when a test asks for one, dropped with the directory.
+class ScratchDir : public test_support::ScratchDir {
  public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "benchledger-ledger-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_path = pattern;
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
+  ScratchDir() = default;
+  ~ScratchDir() override {
     if (!m_database.empty()) {
       run_pg_admin_sql("DROP DATABASE IF EXISTS \"" + m_database + "\" WITH (FORCE)");
     }
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
   }
-  const std::filesystem::path& path() const { return m_path; }
-  std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
-  // mkdtemp's suffix: letters and digits, unique among live directories (for names of
-  // databases and roles on the test server).
-  std::string suffix() const { return m_path.filename().string().substr(19); }
 
   // The URI of this directory's own database on the test server (created on first call).
   // Throws when there is no test server.
@@ -111,7 +81,6 @@ class ScratchDir {
   }
 
  private:
-  std::filesystem::path m_path;
   mutable std::string m_database;
 };
 

@@ -11,25 +11,16 @@
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
+#include "support/scratch_dir.hpp"
 
 using namespace benchledger;
 
 namespace {
 
-// One folder for the test program's config files, removed when it exits.
-struct ConfigDir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("benchledger-config-" + std::to_string(::getpid()));
-  ~ConfigDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
 std::filesystem::path write_config(const std::string& text) {
-  static const ConfigDir dir;
-  std::filesystem::create_directories(dir.path);
-  const auto path = dir.path / "benchledger.json";
+  // One folder for the test program's config files, removed when it exits.
+  static const test_support::ScratchDir dir;
+  const auto path = dir / "benchledger.json";
   std::ofstream(path) << text;
   return path;
 }
@@ -174,8 +165,7 @@ TEST_CASE("a key repeated in the config file, or a glob fnmatch would read as te
 }
 
 TEST_CASE("a config path that is a directory or a FIFO is refused at once, saying what it is") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("benchledger-config-kinds-" + std::to_string(::getpid()));
+  const test_support::ScratchDir dir;
   std::filesystem::create_directories(dir / "benchledger.json");
   CHECK_THROWS_WITH(load_config(dir / "benchledger.json"),
                     Catch::Contains("benchledger.json: it is a directory, not a regular file"));
@@ -183,5 +173,4 @@ TEST_CASE("a config path that is a directory or a FIFO is refused at once, sayin
   REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
   CHECK_THROWS_WITH(load_config(dir / "fifo.json"),
                     Catch::Contains("fifo.json: it is a FIFO, not a regular file"));
-  std::filesystem::remove_all(dir);
 }

@@ -1,60 +1,18 @@
-// Golden files for report outputs: compare, or rewrite them when BENCHLEDGER_UPDATE_GOLDEN=1.
+// Golden files for report outputs, under tests/unit/report/golden, through the tests' one
+// golden-file check (support/golden.hpp).
 #pragma once
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include <catch2/catch.hpp>
+#include "support/golden.hpp"
 
 namespace benchledger::report::golden {
 
-inline std::filesystem::path golden_dir() {
-  const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
-  REQUIRE(source != nullptr);
-  return std::filesystem::path(source) / "tests" / "unit" / "report" / "golden";
-}
+using test_support::read_file;
 
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The first line where two texts differ, as "line N:\n  expected: …\n  actual:   …".
-inline std::string first_difference(const std::string& expected, const std::string& actual) {
-  std::istringstream e(expected), a(actual);
-  std::string le, la;
-  for (int line = 1;; ++line) {
-    const bool more_e = static_cast<bool>(std::getline(e, le));
-    const bool more_a = static_cast<bool>(std::getline(a, la));
-    if (!more_e && !more_a) return "texts differ only in their final newline";
-    if (!more_e || !more_a || le != la) {
-      return "line " + std::to_string(line) + ":\n  expected: " + (more_e ? le : "<end>") +
-             "\n  actual:   " + (more_a ? la : "<end>");
-    }
-  }
-}
-
-// Checks `actual` against golden/<name>. With BENCHLEDGER_UPDATE_GOLDEN=1 it writes the file
-// instead (review the diff with git before committing it).
+// Checks `actual` against golden/<name>; BENCHLEDGER_UPDATE_GOLDEN=1 rewrites it.
 inline void check_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = golden_dir() / name;
-  const char* update = std::getenv("BENCHLEDGER_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << actual;
-    WARN("rewrote " << path.string());
-    return;
-  }
-  REQUIRE(std::filesystem::exists(path));
-  const std::string expected = read_file(path);
-  INFO("golden file " << path.string() << " (BENCHLEDGER_UPDATE_GOLDEN=1 rewrites it)\n"
-                      << first_difference(expected, actual));
-  CHECK(expected == actual);
+  test_support::check_golden(test_support::tests_dir("unit/report/golden"), name, actual);
 }
 
 }  // namespace benchledger::report::golden

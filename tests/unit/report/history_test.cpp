@@ -10,6 +10,7 @@
 
 #include "fixtures.hpp"
 #include "report/report.hpp"
+#include "support/scratch_dir.hpp"
 
 using namespace benchledger;
 using namespace benchledger::report;
@@ -17,18 +18,13 @@ using namespace benchledger::report;
 namespace {
 
 struct Ledger {
-  std::filesystem::path path;
+  test_support::ScratchDir dir;
+  std::filesystem::path path = dir / "ledger.ndjson";
   std::unique_ptr<ledger::Store> store;
   explicit Ledger(const std::vector<RunData>& runs) {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("benchledger-history-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) +
-            ".ndjson");
-    std::filesystem::remove(path);
     store = ledger::open_store(path.string());
     for (const RunData& data : runs) append(data);
   }
-  ~Ledger() { std::filesystem::remove(path); }
   void append(const RunData& data) {
     std::vector<Record> batch{data.run};
     for (const ResultRecord& r : data.results) batch.emplace_back(r);

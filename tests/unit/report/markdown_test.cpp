@@ -15,6 +15,8 @@
 #include "report/content.hpp"
 #include "report/format.hpp"
 #include "report/report.hpp"
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 
 using namespace benchledger;
 using namespace benchledger::report;
@@ -60,16 +62,13 @@ std::string gfm_to_html(const std::string& markdown) {
   if (!std::filesystem::exists("/usr/bin/cmark-gfm")) {
     FAIL("/usr/bin/cmark-gfm is not installed: run tools/setup (Debian package cmark-gfm)");
   }
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto in = dir / ("benchledger-report-md-" + std::to_string(::getpid()) + ".md");
-  const auto out = dir / ("benchledger-report-md-" + std::to_string(::getpid()) + ".html");
+  const benchledger::test_support::ScratchDir dir;
+  const auto in = dir / "report.md";
   std::ofstream(in, std::ios::binary) << markdown;
-  const std::string command = "/usr/bin/cmark-gfm -e table " + in.string() + " > " + out.string();
-  REQUIRE(std::system(command.c_str()) == 0);
-  const std::string html = golden::read_file(out);
-  std::filesystem::remove(in);
-  std::filesystem::remove(out);
-  return html;
+  const auto html =
+      benchledger::test_support::run_process({"/usr/bin/cmark-gfm", "-e", "table", in.string()});
+  REQUIRE(html.exit_code == 0);
+  return html.out;
 }
 
 std::string plain_text(const Text& text) {

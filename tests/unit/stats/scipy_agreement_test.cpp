@@ -1,5 +1,6 @@
 // Every statistic in src/stats gives scipy.stats' answer (numpy's, for Hodges–Lehmann and
 // Benjamini–Hochberg, which scipy 1.10 lacks) on 600 generated sample pairs, ties included.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <benchledger/record.hpp>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,7 @@
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/summary.hpp"
+#include "support/process.hpp"
 
 namespace st = benchledger::stats;
 using nlohmann::json;
@@ -34,10 +37,9 @@ const json& oracle() {
       FAIL("BENCHLEDGER_PYTHON3 and BENCHLEDGER_SOURCE_DIR must be set (ctest sets them)");
     }
     const std::filesystem::path out = std::filesystem::current_path() / "scipy_oracle.json";
-    const std::string command = std::string("'") + python + "' '" + source +
-                                "/tests/unit/stats/scipy_oracle.py' '" + out.string() + "'";
-    const int status = std::system(command.c_str());
-    if (status != 0) FAIL("the scipy oracle failed: " << command);
+    const std::string script = std::string(source) + "/tests/unit/stats/scipy_oracle.py";
+    const auto run = benchledger::test_support::run_process({python, script, out.string()});
+    if (run.exit_code != 0) FAIL("the scipy oracle failed: " << script << "\n" << run.err);
     std::ifstream in(out);
     return json::parse(in);
   }();
@@ -189,23 +191,27 @@ TEST_CASE("kolmogorov_smirnov matches scipy's exact two-sample test") {
   }
 }
 
-TEST_CASE("summarize matches numpy's mean, median, sample stddev and percentiles") {
+TEST_CASE("metric_from_samples and quantile_sorted match numpy's summary and percentiles") {
   for (const json& pair : oracle()["pairs"]) {
     auto all = values(pair["x"]);
     const auto y = values(pair["y"]);
     all.insert(all.end(), y.begin(), y.end());
-    const st::Summary s = st::summarize(all);
+    // The builder every record's summary comes from (engine, import, gate).
+    const benchledger::Summary s =
+        benchledger::metric_from_samples("ns", benchledger::Better::lower, all).summary;
     const json& expected = pair["summary"];
-    CHECK(s.n == expected["n"].get<std::size_t>());
+    CHECK(s.n == expected["n"].get<std::int64_t>());
     CHECK(close(s.mean, expected["mean"].get<double>(), 1e-13));
     CHECK(close(s.median, expected["median"].get<double>(), 1e-15));
     CHECK(close(s.stddev, expected["stddev"].get<double>(), 1e-10, 1e-14));
     CHECK(s.min == expected["min"].get<double>());
     CHECK(s.max == expected["max"].get<double>());
-    CHECK(close(s.p90, expected["p90"].get<double>(), 1e-13));
-    CHECK(close(s.p95, expected["p95"].get<double>(), 1e-13));
-    CHECK(close(s.p99, expected["p99"].get<double>(), 1e-13));
-    CHECK(close(s.p999, expected["p999"].get<double>(), 1e-13));
+    std::sort(all.begin(), all.end());
+    CHECK(close(st::quantile_sorted(all, 0.5), expected["median"].get<double>(), 1e-15));
+    CHECK(close(st::quantile_sorted(all, 0.90), expected["p90"].get<double>(), 1e-13));
+    CHECK(close(st::quantile_sorted(all, 0.95), expected["p95"].get<double>(), 1e-13));
+    CHECK(close(st::quantile_sorted(all, 0.99), expected["p99"].get<double>(), 1e-13));
+    CHECK(close(st::quantile_sorted(all, 0.999), expected["p999"].get<double>(), 1e-13));
   }
 }
 
