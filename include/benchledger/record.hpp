@@ -45,8 +45,11 @@ struct Metric {
 };
 
 // Computes value and summary from samples (median, mean, sample stddev, min, max); the
-// percentiles are left as they are.
+// percentiles are left as they are. Throws Error when there are no samples or one is NaN or an
+// infinity, naming the sample.
 Metric metric_from_samples(std::string unit, Better better, std::vector<double> samples);
+// A metric with one value and no samples.
+Metric single_value_metric(std::string unit, Better better, double value);
 
 struct GitState {
   std::optional<std::string> commit, branch;

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include <benchledger/error.hpp>
+
 namespace benchledger::engine {
 
 namespace {
@@ -37,18 +41,19 @@ Metric latency_metric(const LatencySummary& l) {
   return m;
 }
 
-}  // namespace
-
-Metric single_value_metric(std::string unit, Better better, double value) {
-  Metric m;
-  m.unit = std::move(unit);
-  m.better = better;
-  m.value = value;
-  m.summary.n = 1;
-  m.summary.mean = m.summary.median = m.summary.min = m.summary.max = value;
-  m.summary.stddev = 0;
-  return m;
+// The metric `name` of the case `r` from samples; a sample that is not a finite number (a NaN from
+// a timer or a counter) refuses the run, naming the case and the metric.
+void add_metric(ResultRecord& r, const std::string& name, std::string unit, Better better,
+                std::vector<double> samples) {
+  try {
+    r.metrics[name] = metric_from_samples(std::move(unit), better, std::move(samples));
+  } catch (const Error& e) {
+    throw Error(
+        fmt::format("case {}: metric \"{}\": {}", case_key(r.bench, r.params), name, e.what()));
+  }
 }
+
+}  // namespace
 
 ResultRecord failed_result(const std::string& run_id, const std::string& bench,
                            const Params& params, const CaseFailure& failure, std::int64_t ops,
@@ -71,12 +76,12 @@ ResultRecord native_result(const std::string& run_id, const NativeCase& c,
   }
   const CaseMeasurement& m = *outcome.measurement;
   ResultRecord r = new_result(run_id, c.bench, c.params);
-  r.metrics["time"] = metric_from_samples("ns", Better::lower, m.time_ns);
-  r.metrics["throughput"] = metric_from_samples("ops/s", Better::higher, m.throughput);
+  add_metric(r, "time", "ns", Better::lower, m.time_ns);
+  add_metric(r, "throughput", "ops/s", Better::higher, m.throughput);
   if (m.items_per_op > 0) {
     std::vector<double> items = m.throughput;
     for (double& x : items) x *= m.items_per_op;
-    r.metrics["items"] = metric_from_samples("items/s", Better::higher, items);
+    add_metric(r, "items", "items/s", Better::higher, items);
   }
   if (m.latency && m.latency->n > 0) r.metrics["latency"] = latency_metric(*m.latency);
   if (m.peak_rss_bytes) {
@@ -98,10 +103,10 @@ ResultRecord command_result(const std::string& run_id, const CommandCase& c,
   }
   const CommandMeasurement& m = *outcome.measurement;
   ResultRecord r = new_result(run_id, c.bench, c.params);
-  r.metrics["wall"] = metric_from_samples("ms", Better::lower, m.wall_ms);
-  r.metrics["user"] = metric_from_samples("ms", Better::lower, m.user_ms);
-  r.metrics["sys"] = metric_from_samples("ms", Better::lower, m.sys_ms);
-  r.metrics["max_rss"] = metric_from_samples("bytes", Better::lower, m.max_rss_bytes);
+  add_metric(r, "wall", "ms", Better::lower, m.wall_ms);
+  add_metric(r, "user", "ms", Better::lower, m.user_ms);
+  add_metric(r, "sys", "ms", Better::lower, m.sys_ms);
+  add_metric(r, "max_rss", "bytes", Better::lower, m.max_rss_bytes);
   r.primary = "wall";
   r.ops = m.runs;
   r.errors = m.errors;

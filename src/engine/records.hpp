@@ -29,7 +29,4 @@ ResultRecord failed_result(const std::string& run_id, const std::string& bench,
                            const Params& params, const CaseFailure& failure, std::int64_t ops,
                            std::int64_t errors);
 
-// A metric with one value and no samples.
-Metric single_value_metric(std::string unit, Better better, double value);
-
 }  // namespace benchledger::engine

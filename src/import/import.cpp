@@ -78,21 +78,11 @@ ResultRecord new_result(std::string bench) {
   return r;
 }
 
-Metric single_value(std::string unit, Better better, double value) {
-  Metric m;
-  m.unit = std::move(unit);
-  m.better = better;
-  m.value = value;
-  m.summary.n = 1;
-  m.summary.mean = m.summary.median = m.summary.min = m.summary.max = value;
-  return m;
-}
-
 // The same shape the engine gives a case that produced no measurement (docs/engine.md).
 ResultRecord failed(std::string bench, const std::string& message, std::int64_t ops,
                     std::int64_t errors) {
   ResultRecord r = new_result(std::move(bench));
-  r.metrics["failed"] = single_value("count", Better::lower, 1);
+  r.metrics["failed"] = single_value_metric("count", Better::lower, 1);
   r.primary = "failed";
   r.ops = ops;
   r.errors = errors;
@@ -236,7 +226,7 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
       const auto median = group.aggregates.find("median");
       const double value =
           median != group.aggregates.end() ? median->second : group.aggregates.begin()->second;
-      r.metrics["time"] = single_value(group.time_unit, Better::lower, value);
+      r.metrics["time"] = single_value_metric(group.time_unit, Better::lower, value);
       imported.warnings.push_back(origin + ": " + run_name +
                                   ": only aggregates were reported (no samples); rerun without "
                                   "--benchmark_report_aggregates_only to compare with statistics");
@@ -283,11 +273,11 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
     }
     r.metrics["wall"] = metric_from_samples("ms", Better::lower, wall);
     if (entry.contains("user"))
-      r.metrics["user"] =
-          single_value("ms", Better::lower, number(entry["user"], path + ".user", origin) * 1e3);
+      r.metrics["user"] = single_value_metric("ms", Better::lower,
+                                              number(entry["user"], path + ".user", origin) * 1e3);
     if (entry.contains("system")) {
-      r.metrics["sys"] = single_value("ms", Better::lower,
-                                      number(entry["system"], path + ".system", origin) * 1e3);
+      r.metrics["sys"] = single_value_metric(
+          "ms", Better::lower, number(entry["system"], path + ".system", origin) * 1e3);
     }
     r.primary = "wall";
     r.ops = static_cast<std::int64_t>(wall.size());

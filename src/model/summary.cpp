@@ -1,7 +1,9 @@
-// Metric summaries computed from samples.
+// Metric summaries computed from samples: the one summary builder that records are made with.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
@@ -10,6 +12,12 @@ namespace benchledger {
 
 Metric metric_from_samples(std::string unit, Better better, std::vector<double> samples) {
   if (samples.empty()) throw Error("a metric needs at least one sample");
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    // A NaN would sort anywhere and poison the mean; an infinity has no place in JSON.
+    if (!std::isfinite(samples[i])) {
+      throw Error(fmt::format("sample {} is {}, not a finite number", i, samples[i]));
+    }
+  }
   Metric metric;
   metric.unit = std::move(unit);
   metric.better = better;
@@ -30,6 +38,17 @@ Metric metric_from_samples(std::string unit, Better better, std::vector<double> 
   metric.value = median;
   metric.samples = std::move(samples);
   return metric;
+}
+
+Metric single_value_metric(std::string unit, Better better, double value) {
+  Metric m;
+  m.unit = std::move(unit);
+  m.better = better;
+  m.value = value;
+  m.summary.n = 1;
+  m.summary.mean = m.summary.median = m.summary.min = m.summary.max = value;
+  m.summary.stddev = 0;
+  return m;
 }
 
 }  // namespace benchledger

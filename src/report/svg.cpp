@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "report/format.hpp"
+#include "stats/summary.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -372,8 +373,9 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
       body += text(left, row_top + 13, n_text, "start", k_label_font);
       continue;
     }
-    const double q1 = quantile_sorted(sorted, 0.25), med = quantile_sorted(sorted, 0.5),
-                 q3 = quantile_sorted(sorted, 0.75);
+    const double q1 = stats::quantile_sorted(sorted, 0.25),
+                 med = stats::quantile_sorted(sorted, 0.5),
+                 q3 = stats::quantile_sorted(sorted, 0.75);
     const std::string median = format_number(med, 4) + (chart.unit.empty() ? "" : " " + chart.unit);
     body += text(left, row_top + 13, fmt::format("{}, median {}", n_text, median), "start",
                  k_label_font);
@@ -447,13 +449,6 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     }
   }
   return {lo, hi};
-}
-
-double quantile_sorted(const std::vector<double>& sorted, double q) {
-  const double h = (static_cast<double>(sorted.size()) - 1) * q;
-  const auto below = static_cast<std::size_t>(std::floor(h));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (h - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
 std::string escape_html(std::string_view text) {

@@ -23,10 +23,6 @@ std::string render_svg(const Chart& chart, const std::string& id);
 // Evenly spaced "nice" tick values (1, 2 or 5 times a power of ten) covering [lo, hi].
 std::vector<double> nice_ticks(double lo, double hi, int target);
 
-// Quantile of sorted values by linear interpolation between order statistics (R's type 7,
-// numpy's default); `q` in [0, 1]. The values must be sorted and not empty.
-double quantile_sorted(const std::vector<double>& sorted, double q);
-
 // The number of palette styles before they repeat.
 int style_count();
 

@@ -1,4 +1,4 @@
-// Descriptive statistics and midranks.
+// Quantiles, the median and midranks.
 #include "stats/summary.hpp"
 
 #include <algorithm>
@@ -30,40 +30,6 @@ double median(std::span<const double> values) {
   const double lower =
       *std::max_element(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(mid));
   return lower + (upper - lower) / 2.0;
-}
-
-Summary summarize(std::span<const double> values) {
-  if (values.empty()) throw Error("cannot summarize no values");
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!std::isfinite(values[i])) {
-      throw Error(fmt::format("value {} is {}, not a finite number", i, values[i]));
-    }
-  }
-  std::vector<double> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end());
-  Summary s;
-  s.n = sorted.size();
-  // Two-pass mean and variance: the second pass removes most of the rounding of the first.
-  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
-  double squares = 0, residual = 0;
-  for (const double x : sorted) {
-    squares += (x - s.mean) * (x - s.mean);
-    residual += x - s.mean;
-  }
-  s.mean += residual / static_cast<double>(s.n);
-  if (s.n > 1) {
-    const double nd = static_cast<double>(s.n);
-    s.stddev = std::sqrt(std::max(0.0, (squares - residual * residual / nd) / (nd - 1.0)));
-  }
-  s.min = sorted.front();
-  s.max = sorted.back();
-  s.median = quantile_sorted(sorted, 0.5);
-  s.p50 = s.median;
-  s.p90 = quantile_sorted(sorted, 0.90);
-  s.p95 = quantile_sorted(sorted, 0.95);
-  s.p99 = quantile_sorted(sorted, 0.99);
-  s.p999 = quantile_sorted(sorted, 0.999);
-  return s;
 }
 
 Ranks midranks(std::span<const double> values) {

@@ -208,6 +208,17 @@ TEST_CASE("metric_from_samples computes the median, mean and sample stddev") {
   CHECK_THROWS_AS(metric_from_samples("ms", Better::lower, {}), Error);
 }
 
+TEST_CASE("metric_from_samples refuses a NaN or an infinity, naming the sample") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH(metric_from_samples("ms", Better::lower, {1, 2, nan}),
+                    "sample 2 is nan, not a finite number");
+  CHECK_THROWS_WITH(metric_from_samples("ms", Better::lower, {nan}),
+                    "sample 0 is nan, not a finite number");
+  CHECK_THROWS_WITH(metric_from_samples("ms", Better::lower, {-inf, 1}),
+                    "sample 0 is -inf, not a finite number");
+}
+
 TEST_CASE("case_key identifies a case by bench and sorted params") {
   CHECK(case_key("sort", {{"n", std::int64_t{2}}, {"a", std::string("x")}}) ==
         R"(sort{"a":"x","n":2})");

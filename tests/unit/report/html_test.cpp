@@ -120,17 +120,6 @@ TEST_CASE("nice_ticks covers the range with steps of 1, 2 or 5 times a power of 
   CHECK(nice_ticks(5, 5, 5).size() >= 2);  // a flat range still gets an axis
 }
 
-TEST_CASE("quantile_sorted interpolates like numpy's default (type 7)") {
-  // numpy.quantile([1, 2, 3, 4], [0, .25, .5, .75, 1]) == [1, 1.75, 2.5, 3.25, 4]
-  const std::vector<double> v{1, 2, 3, 4};
-  CHECK(quantile_sorted(v, 0) == 1);
-  CHECK(quantile_sorted(v, 0.25) == Approx(1.75));
-  CHECK(quantile_sorted(v, 0.5) == Approx(2.5));
-  CHECK(quantile_sorted(v, 0.75) == Approx(3.25));
-  CHECK(quantile_sorted(v, 1) == 4);
-  CHECK(quantile_sorted({7}, 0.5) == 7);
-}
-
 TEST_CASE("log-scaled scaling charts put ticks at the measured values") {
   LineChart chart;
   chart.title = "t";

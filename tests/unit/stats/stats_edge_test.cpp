@@ -33,8 +33,8 @@ TEST_CASE("the exact distribution gives the critical values of published tables"
 
 TEST_CASE("the statistics refuse empty samples and non-finite values") {
   const std::vector<double> empty, one{1.0}, nan{1.0, std::numeric_limits<double>::quiet_NaN()};
-  CHECK_THROWS_AS(st::summarize(empty), benchledger::Error);
-  CHECK_THROWS_WITH(st::summarize(nan), Catch::Contains("not a finite number"));
+  CHECK_THROWS_AS(st::quantile_sorted(empty, 0.5), benchledger::Error);
+  CHECK_THROWS_AS(st::median(empty), benchledger::Error);
   CHECK_THROWS_WITH(st::mann_whitney_u(empty, one), Catch::Contains("sample x is empty"));
   CHECK_THROWS_WITH(st::mann_whitney_u(one, nan), Catch::Contains("sample y value 1"));
   CHECK_THROWS_AS(st::hodges_lehmann_shift(one, empty, 0.95), benchledger::Error);
@@ -86,4 +86,15 @@ TEST_CASE("midranks share the mean rank among ties and count the tie term") {
   const st::Ranks r = st::midranks(v);
   CHECK(r.rank == std::vector<double>{2, 4, 2, 5, 2});
   CHECK(r.tie_term == 24.0);  // one group of 3: 27 - 3
+}
+
+TEST_CASE("quantile_sorted interpolates like numpy's default (type 7)") {
+  // numpy.quantile([1, 2, 3, 4], [0, .25, .5, .75, 1]) == [1, 1.75, 2.5, 3.25, 4]
+  const std::vector<double> v{1, 2, 3, 4};
+  CHECK(st::quantile_sorted(v, 0) == 1);
+  CHECK(st::quantile_sorted(v, 0.25) == Approx(1.75));
+  CHECK(st::quantile_sorted(v, 0.5) == Approx(2.5));
+  CHECK(st::quantile_sorted(v, 0.75) == Approx(3.25));
+  CHECK(st::quantile_sorted(v, 1) == 4);
+  CHECK(st::quantile_sorted(std::vector<double>{7}, 0.5) == 7);
 }
