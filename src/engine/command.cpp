@@ -31,6 +31,7 @@
 #include <benchledger/error.hpp>
 
 #include "engine/clock.hpp"
+#include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
 #include "model/redact.hpp"
 
@@ -54,70 +55,6 @@ std::string signal_name(int signal) {
   const char* abbreviation = ::sigabbrev_np(signal);
   return abbreviation != nullptr ? fmt::format("{} (SIG{})", signal, abbreviation)
                                  : std::to_string(signal);
-}
-
-// posix_spawn's attributes and file actions, released on every path.
-class SpawnSetup {
- public:
-  explicit SpawnSetup(bool show_output) {
-    ::posix_spawnattr_init(&m_attr);
-    ::posix_spawn_file_actions_init(&m_actions);
-    sigset_t none;
-    sigemptyset(&none);
-    sigset_t all;
-    sigfillset(&all);
-    ::posix_spawnattr_setsigmask(&m_attr, &none);
-    ::posix_spawnattr_setsigdefault(&m_attr, &all);
-    ::posix_spawnattr_setpgroup(&m_attr, 0);
-    ::posix_spawnattr_setflags(
-        &m_attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    ::posix_spawn_file_actions_addopen(&m_actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    if (!show_output) {
-      ::posix_spawn_file_actions_addopen(&m_actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-      ::posix_spawn_file_actions_addopen(&m_actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-  }
-  ~SpawnSetup() {
-    ::posix_spawnattr_destroy(&m_attr);
-    ::posix_spawn_file_actions_destroy(&m_actions);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-  const posix_spawnattr_t* attr() const { return &m_attr; }
-  const posix_spawn_file_actions_t* actions() const { return &m_actions; }
-
- private:
-  posix_spawnattr_t m_attr{};
-  posix_spawn_file_actions_t m_actions{};
-};
-
-// Waits for the child until timeout_s; false when it is still running then.
-bool wait_until_exit(pid_t pid, double timeout_s) {
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  const std::int64_t deadline = now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
-  while (true) {
-    const std::int64_t left = deadline - now_ns();
-    if (left <= 0) break;
-    if (pidfd >= 0) {
-      pollfd p{pidfd, POLLIN, 0};
-      const int ready =
-          ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left / 1000000 + 1, 1000)));
-      if (ready > 0) {
-        ::close(pidfd);
-        return true;
-      }
-    } else {
-      // No pidfd (kernel before 5.3): poll the child's state every millisecond.
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          info.si_pid == pid) {
-        return true;
-      }
-      ::usleep(1000);
-    }
-  }
-  if (pidfd >= 0) ::close(pidfd);
-  return false;
 }
 
 }  // namespace
@@ -289,7 +226,7 @@ CommandRun CommandRunner::run_here(const std::vector<std::string>& argv,
   const int error =
       ::posix_spawnp(&pid, args[0], setup.actions(), setup.attr(), args.data(), environ);
   if (error != 0) throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
-  if (timeout_s && !wait_until_exit(pid, *timeout_s)) {
+  if (timeout_s && !wait_until(pid, monotonic_ns() + static_cast<std::int64_t>(*timeout_s * 1e9))) {
     run.timed_out = true;
     std::ignore = ::kill(-pid, SIGKILL);
     std::ignore = ::kill(pid, SIGKILL);

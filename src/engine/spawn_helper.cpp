@@ -30,13 +30,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
 
 extern char** environ;
 
 namespace {
 
+using benchledger::engine::monotonic_ns;
 using benchledger::engine::SpawnResponse;
+using benchledger::engine::SpawnSetup;
+using benchledger::engine::wait_until;
 
 constexpr int k_requests = 3;
 constexpr int k_responses = 4;
@@ -67,34 +71,6 @@ bool write_exact(const void* buffer, std::size_t size) {
   return true;
 }
 
-std::int64_t now_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-// Waits until the child exits or the deadline passes; false on the deadline.
-bool wait_until(pid_t pid, std::int64_t deadline) {
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  bool exited = false;
-  while (!exited) {
-    const std::int64_t left = deadline - now_ns();
-    if (left <= 0) break;
-    if (pidfd >= 0) {
-      pollfd p{pidfd, POLLIN, 0};
-      const std::int64_t ms = left / 1000000 + 1;
-      exited = ::poll(&p, 1, static_cast<int>(ms < 1000 ? ms : 1000)) > 0;
-    } else {
-      siginfo_t info{};
-      exited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-               info.si_pid == pid;
-      if (!exited) ::usleep(1000);
-    }
-  }
-  if (pidfd >= 0) ::close(pidfd);
-  return exited;
-}
-
 // The run in progress, for the signal handler: a run started in its own process group does
 // not get the terminal's Ctrl-C, so the helper passes it on before it goes.
 volatile sig_atomic_t g_running = 0;
@@ -110,29 +86,10 @@ void on_termination(int signal) {
 
 SpawnResponse run(char** argv, double timeout_s, bool show_output) {
   SpawnResponse response{};
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
-  ::posix_spawnattr_init(&attr);
-  ::posix_spawn_file_actions_init(&actions);
-  sigset_t none;
-  sigset_t all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  ::posix_spawnattr_setsigmask(&attr, &none);
-  ::posix_spawnattr_setsigdefault(&attr, &all);
-  ::posix_spawnattr_setpgroup(&attr, 0);
-  ::posix_spawnattr_setflags(
-      &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (!show_output) {
-    ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  }
+  const SpawnSetup setup(show_output);
   pid_t pid = 0;
-  const std::int64_t start = now_ns();
-  const int error = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv, environ);
-  ::posix_spawnattr_destroy(&attr);
-  ::posix_spawn_file_actions_destroy(&actions);
+  const std::int64_t start = monotonic_ns();
+  const int error = ::posix_spawnp(&pid, argv[0], setup.actions(), setup.attr(), argv, environ);
   if (error != 0) {
     response.spawn_errno = error;
     return response;
@@ -151,7 +108,7 @@ SpawnResponse run(char** argv, double timeout_s, bool show_output) {
       return response;
     }
   }
-  response.wall_ns = now_ns() - start;
+  response.wall_ns = monotonic_ns() - start;
   g_running = 0;
   response.user_us =
       static_cast<std::int64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
