@@ -24,30 +24,31 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "ledger/chained_store.hpp"
+
 namespace benchledger::ledger::ndjson {
 
-class NdjsonStore final : public Store {
+class NdjsonStore final : public ChainedStore {
  public:
   // `uri` is kept for messages; `path` is the file. Nothing is opened or created here.
   NdjsonStore(std::string uri, std::filesystem::path path);
 
   std::string uri() const override { return m_uri; }
-  AppendResult append(const std::vector<Record>& batch) override;
-  using Store::import;
-  AppendResult import(const ImportSource& records) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   void scan_results(const std::string& run_id,
                     const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
-  std::vector<std::string> warnings() const override { return m_warnings; }
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
       const override;
   std::optional<StoredRecord> find_record(const std::string& id) const override;
   std::vector<RunListing> log(std::size_t limit) const override;
 
  private:
+  std::string write_batch(
+      const BatchOutline& outline,
+      const std::function<std::string(Batch& batch, std::string head)>& body) override;
   // One pass over the complete lines of a consistent snapshot; `visit` returns false to stop.
   // Returns false when the ledger does not exist.
   struct LineVisit {
@@ -64,7 +65,6 @@ class NdjsonStore final : public Store {
 
   std::string m_uri;
   std::filesystem::path m_path;
-  mutable std::vector<std::string> m_warnings;
 };
 
 }  // namespace benchledger::ledger::ndjson

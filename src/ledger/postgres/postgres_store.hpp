@@ -13,14 +13,11 @@
 
 #include <benchledger/ledger.hpp>
 
-namespace benchledger::ledger {
-struct PendingRecord;
-class ImportPlan;
-}  // namespace benchledger::ledger
+#include "ledger/chained_store.hpp"
 
 namespace benchledger::ledger::postgres {
 
-class PostgresStore final : public Store {
+class PostgresStore final : public ChainedStore {
  public:
   // Nothing is connected here: the first use connects, and the first append creates the table.
   explicit PostgresStore(std::string uri);
@@ -29,16 +26,12 @@ class PostgresStore final : public Store {
   PostgresStore& operator=(const PostgresStore&) = delete;
 
   std::string uri() const override { return m_name; }  // without its password
-  AppendResult append(const std::vector<Record>& batch) override;
-  using Store::import;
-  AppendResult import(const ImportSource& records) override;
   void scan(const std::function<bool(const StoredRecord&)>& visit) const override;
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   void scan_results(const std::string& run_id,
                     const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
-  std::vector<std::string> warnings() const override { return m_warnings; }
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
       const override;
   std::optional<StoredRecord> find_record(const std::string& id) const override;
@@ -51,16 +44,12 @@ class PostgresStore final : public Store {
  private:
   struct Connection;
   Connection& connection() const;
-  // Inserts chained records, the rows of `records` that pending[i].index names.
-  using Inserter =
-      std::function<void(std::vector<PendingRecord>& pending, const std::vector<Record>& records)>;
-  // One transaction under the appenders' lock: `body` gets the head and inserts what it appends,
-  // returning the new head. Throws Error, with nothing written (or, when the connection is lost
-  // during COMMIT, saying that it cannot tell and naming `first_id` to look for).
-  // With `plan` (an import), the ids the ledger holds are looked up first (ImportPlan::present).
-  AppendResult write_batch(const std::function<std::string(const Inserter& insert, std::string head,
-                                                           AppendResult& result)>& body,
-                           const std::string& first_id, ImportPlan* plan);
+  // One transaction under the appenders' lock. Throws Error, with nothing written (or, when the
+  // connection is lost during COMMIT, saying that it cannot tell and naming outline.first_id to
+  // look for).
+  std::string write_batch(
+      const BatchOutline& outline,
+      const std::function<std::string(Batch& batch, std::string head)>& body) override;
   // Runs `sql` in a read-only transaction and hands each row's columns to `row` (seq first,
   // then bytes, then the rest), in batches from a cursor so that memory stays constant; `row`
   // returns false to stop. Returns false, with a warning, while the table does not exist.
@@ -74,7 +63,6 @@ class PostgresStore final : public Store {
   std::string m_uri;
   std::string m_name;  // the URI through model::redact_secrets(), for messages
   mutable std::unique_ptr<Connection> m_connection;
-  mutable std::vector<std::string> m_warnings;
 };
 
 }  // namespace benchledger::ledger::postgres
