@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "report/escape.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
@@ -454,33 +455,6 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
   const auto below = static_cast<std::size_t>(std::floor(h));
   const std::size_t above = std::min(below + 1, sorted.size() - 1);
   return sorted[below] + (h - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
-std::string escape_html(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string render_svg(const Chart& chart, const std::string& id) {

@@ -30,7 +30,4 @@ double quantile_sorted(const std::vector<double>& sorted, double q);
 // The number of palette styles before they repeat.
 int style_count();
 
-// Escapes text for HTML and SVG content and attribute values.
-std::string escape_html(std::string_view text);
-
 }  // namespace benchledger::report
