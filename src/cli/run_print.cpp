@@ -50,66 +50,72 @@ std::vector<std::string> stored_bytes(const ledger::Store& store,
   return lines;
 }
 
+// A row of the summary: the case and, unless it failed, the figures of its metrics.
+struct SummaryRow {
+  std::vector<std::string> cells;
+  std::string failure;
+};
+
+// The params of each bench that take more than one value in `results`, by bench: the only ones
+// a row names, the constant ones are in the ledger.
+using VaryingParams = std::map<std::string, std::map<std::string, std::set<std::string>>>;
+
+SummaryRow summary_row(const ResultRecord& r, VaryingParams& seen) {
+  SummaryRow row;
+  std::string name = r.bench;
+  for (const auto& [key, value] : r.params) {
+    if (seen[r.bench][key].size() > 1) name += " " + key + "=" + to_string(value);
+  }
+  row.cells.push_back(name);
+  if (model::failure_of(r)) {
+    row.failure = failure_text(r);
+    return row;
+  }
+  const Metric& primary = r.metrics.at(r.primary);
+  row.cells.push_back(report::format_quantity(primary.value, primary.unit));
+  const double cv =
+      primary.summary.mean != 0 ? 100.0 * primary.summary.stddev / primary.summary.mean : 0;
+  row.cells.push_back(primary.samples && primary.samples->size() > 1 ? fmt::format("{:.1f}%", cv)
+                                                                     : "");
+  const auto items = r.metrics.find("items");
+  const auto throughput = r.metrics.find("throughput");
+  if (items != r.metrics.end())
+    row.cells.push_back(report::format_quantity(items->second.value, items->second.unit));
+  else if (throughput != r.metrics.end())
+    row.cells.push_back(report::format_quantity(throughput->second.value, "ops/s"));
+  else
+    row.cells.emplace_back("");
+  const auto latency = r.metrics.find("latency");
+  if (latency != r.metrics.end() && latency->second.summary.p50) {
+    row.cells.push_back(
+        report::format_quantity(*latency->second.summary.p50, latency->second.unit));
+    row.cells.push_back(
+        report::format_quantity(*latency->second.summary.p99, latency->second.unit));
+  } else {
+    row.cells.insert(row.cells.end(), {"", ""});
+  }
+  row.cells.push_back(r.errors == 0 ? "0" : fmt::format("{} of {}", r.errors, r.ops));
+  const auto rss =
+      r.metrics.count("peak_rss") != 0 ? r.metrics.find("peak_rss") : r.metrics.find("max_rss");
+  row.cells.push_back(rss != r.metrics.end() ? report::format_quantity(rss->second.value, "bytes")
+                                             : "");
+  return row;
+}
+
 }  // namespace
 
 void print_summary(const std::vector<ResultRecord>& results) {
-  // Show only the params that vary within each benchmark; constant ones are in the ledger.
-  std::map<std::string, std::map<std::string, std::set<std::string>>> seen;
+  VaryingParams seen;
   for (const auto& r : results) {
     for (const auto& [key, value] : r.params) seen[r.bench][key].insert(to_string(value));
   }
-  struct Row {
-    std::vector<std::string> cells;
-    std::string failure;
-  };
   const std::vector<std::string> header = {"case", "median", "±",      "throughput",
                                            "p50",  "p99",    "errors", "memory"};
-  std::vector<Row> rows;
-  for (const auto& r : results) {
-    Row row;
-    std::string name = r.bench;
-    for (const auto& [key, value] : r.params) {
-      if (seen[r.bench][key].size() > 1) name += " " + key + "=" + to_string(value);
-    }
-    row.cells.push_back(name);
-    if (model::failure_of(r)) {
-      row.failure = failure_text(r);
-      rows.push_back(row);
-      continue;
-    }
-    const Metric& primary = r.metrics.at(r.primary);
-    row.cells.push_back(report::format_quantity(primary.value, primary.unit));
-    const double cv =
-        primary.summary.mean != 0 ? 100.0 * primary.summary.stddev / primary.summary.mean : 0;
-    row.cells.push_back(primary.samples && primary.samples->size() > 1 ? fmt::format("{:.1f}%", cv)
-                                                                       : "");
-    const auto items = r.metrics.find("items");
-    const auto throughput = r.metrics.find("throughput");
-    if (items != r.metrics.end())
-      row.cells.push_back(report::format_quantity(items->second.value, items->second.unit));
-    else if (throughput != r.metrics.end())
-      row.cells.push_back(report::format_quantity(throughput->second.value, "ops/s"));
-    else
-      row.cells.emplace_back("");
-    const auto latency = r.metrics.find("latency");
-    if (latency != r.metrics.end() && latency->second.summary.p50) {
-      row.cells.push_back(
-          report::format_quantity(*latency->second.summary.p50, latency->second.unit));
-      row.cells.push_back(
-          report::format_quantity(*latency->second.summary.p99, latency->second.unit));
-    } else {
-      row.cells.insert(row.cells.end(), {"", ""});
-    }
-    row.cells.push_back(r.errors == 0 ? "0" : fmt::format("{} of {}", r.errors, r.ops));
-    const auto rss =
-        r.metrics.count("peak_rss") != 0 ? r.metrics.find("peak_rss") : r.metrics.find("max_rss");
-    row.cells.push_back(rss != r.metrics.end() ? report::format_quantity(rss->second.value, "bytes")
-                                               : "");
-    rows.push_back(row);
-  }
+  std::vector<SummaryRow> rows;
+  for (const auto& r : results) rows.push_back(summary_row(r, seen));
   std::vector<std::size_t> widths(header.size(), 0);
   for (std::size_t c = 0; c < header.size(); ++c) widths[c] = report::display_width(header[c]);
-  for (const Row& row : rows) {
+  for (const SummaryRow& row : rows) {
     for (std::size_t c = 0; c < row.cells.size(); ++c)
       widths[c] = std::max(widths[c], report::display_width(row.cells[c]));
   }
@@ -124,7 +130,7 @@ void print_summary(const std::vector<ResultRecord>& results) {
   };
   print_row(header);
   bool spread = false;
-  for (const Row& row : rows) {
+  for (const SummaryRow& row : rows) {
     if (!row.failure.empty()) {
       std::cout << pad(row.cells[0], widths[0], false) << "  " << row.failure << '\n';
     } else {

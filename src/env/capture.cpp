@@ -228,6 +228,48 @@ void repair_utf8(Env& env) {
     repair_utf8(*text);
 }
 
+// The host name: gethostname() on the machine itself, else the files below the root.
+void probe_host(const Root& root, Env& env) {
+  if (root.is_live()) {
+    std::string name(256, '\0');
+    if (::gethostname(name.data(), name.size()) == 0) {
+      name.resize(name.find('\0'));
+      if (!name.empty()) env.host = name;
+    }
+  } else {
+    env.host = root.read_line("proc/sys/kernel/hostname");
+    if (!env.host) env.host = root.read_line("etc/hostname");
+  }
+}
+
+// The distribution's name and version (os-release(5)).
+void probe_os_release(const Root& root, OsInfo& os) {
+  auto text = root.read("etc/os-release");
+  if (!text) text = root.read("usr/lib/os-release");
+  if (!text) return;
+  const auto fields = detail::parse_os_release(*text);
+  const auto get = [&](std::string_view key) -> std::optional<std::string> {
+    const auto it = fields.find(key);
+    if (it == fields.end() || it->second.empty()) return std::nullopt;
+    return it->second;
+  };
+  os.name = get("NAME");
+  os.version = get("VERSION_ID");
+}
+
+// The kernel release and the machine's architecture.
+void probe_uname(const Root& root, Env& env) {
+  if (root.is_live()) {
+    utsname names{};
+    if (::uname(&names) != 0) return;
+    env.os.kernel = std::string(names.release);
+    env.cpu.arch = std::string(names.machine);
+  } else {
+    env.os.kernel = root.read_line("proc/sys/kernel/osrelease");
+    env.cpu.arch = root.read_line("proc/sys/kernel/arch");
+  }
+}
+
 }  // namespace
 
 Capture capture_with_notes(const CaptureOptions& options) {
@@ -269,18 +311,7 @@ Capture capture_with_notes(const CaptureOptions& options) {
     });
   }
 
-  guarded("host", notes, [&] {
-    if (root.is_live()) {
-      std::string name(256, '\0');
-      if (::gethostname(name.data(), name.size()) == 0) {
-        name.resize(name.find('\0'));
-        if (!name.empty()) env.host = name;
-      }
-    } else {
-      env.host = root.read_line("proc/sys/kernel/hostname");
-      if (!env.host) env.host = root.read_line("etc/hostname");
-    }
-  });
+  guarded("host", notes, [&] { probe_host(root, env); });
   guarded("cpuinfo", notes, [&] { detail::probe_cpuinfo(root, env.cpu); });
   guarded("cpu topology", notes, [&] { detail::probe_topology_fallback(root, env.cpu); });
   guarded("cpu sysfs", notes, [&] { detail::probe_cpu_sysfs(root, env.cpu); });
@@ -290,30 +321,8 @@ Capture capture_with_notes(const CaptureOptions& options) {
     if (auto text = root.read("proc/meminfo"))
       env.memory.total_bytes = detail::parse_meminfo_total(*text);
   });
-  guarded("os-release", notes, [&] {
-    auto text = root.read("etc/os-release");
-    if (!text) text = root.read("usr/lib/os-release");
-    if (!text) return;
-    const auto fields = detail::parse_os_release(*text);
-    const auto get = [&](std::string_view key) -> std::optional<std::string> {
-      const auto it = fields.find(key);
-      if (it == fields.end() || it->second.empty()) return std::nullopt;
-      return it->second;
-    };
-    env.os.name = get("NAME");
-    env.os.version = get("VERSION_ID");
-  });
-  guarded("uname", notes, [&] {
-    if (root.is_live()) {
-      utsname names{};
-      if (::uname(&names) != 0) return;
-      env.os.kernel = std::string(names.release);
-      env.cpu.arch = std::string(names.machine);
-    } else {
-      env.os.kernel = root.read_line("proc/sys/kernel/osrelease");
-      env.cpu.arch = root.read_line("proc/sys/kernel/arch");
-    }
-  });
+  guarded("os-release", notes, [&] { probe_os_release(root, env.os); });
+  guarded("uname", notes, [&] { probe_uname(root, env); });
   guarded("container", notes, [&] { env.container.kind = probe_container(root); });
   guarded("virtualization", notes, [&] { env.virtualization = probe_virtualization(root); });
   guarded("clock source", notes, [&] {
