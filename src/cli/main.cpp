@@ -4,15 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <benchledger/error.hpp>
-
 #include "cli/command.hpp"
-#include "cli/standard_output.hpp"
+#include "cli/command_line.hpp"
 
 namespace benchledger::cli {
 
@@ -57,42 +53,13 @@ int main(int argc, char** argv) {
   add("ledger", add_ledger_command);
   add("gate", add_gate_command);
 
-  // Whatever the command did, its output must have reached standard output: else exit 2 (or
-  // the command's own non-zero code), saying so on stderr.
-  const auto finish = [](int code) {
-    if (const auto problem = close_standard_output()) {
-      std::cerr << "benchledger: " << *problem << '\n';
-      return code != 0 ? code : k_exit_stdout_failed;
-    }
-    return code;
-  };
-  try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp& e) {
-    return finish(app.exit(e));
-  } catch (const CLI::CallForAllHelp& e) {
-    return finish(app.exit(e));
-  } catch (const CLI::CallForVersion& e) {
-    return finish(app.exit(e));
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return finish(2);  // usage errors are exit 2 everywhere, whatever CLI11's own code
-  }
-
-  try {
-    for (auto& [sub, runner] : runners) {
-      if (sub != nullptr && sub->parsed()) return finish(runner());
-    }
-    return finish(2);
-  } catch (const benchledger::IntegrityError& e) {
-    std::cerr << "benchledger: " << e.what() << '\n';
-    return finish(1);
-  } catch (const benchledger::Error& e) {
-    std::cerr << "benchledger: " << e.what() << '\n';
-    return finish(2);
-  } catch (const std::exception& e) {
-    std::cerr << "benchledger: internal error: " << e.what() << '\n';
-    return finish(3);
-  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+  return run_command_line(
+      "benchledger", app, [&] { app.parse(reversed); },
+      [&] {
+        for (auto& [sub, runner] : runners) {
+          if (sub != nullptr && sub->parsed()) return runner();
+        }
+        return 2;
+      });
 }

@@ -1,8 +1,10 @@
 // `benchledger run` and the main of BENCHLEDGER_MAIN programs: the same flags, the same
-// records, the same progress line and summary table. This file is compiled into the library
-// (a user's benchmark program has no other front-end) and is the only part of it that prints.
+// records, the same progress line and summary table. The run front-end (run_*.cpp,
+// command_line.cpp, standard_output.cpp) is compiled into the library, since a user's benchmark
+// program has no other front-end, and is the only part of it that prints.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,6 +51,10 @@ struct RunContext {
   const Registry* native_registry = nullptr;
   std::optional<std::string> compiler, build_type;  // of the measured code, for env
   std::vector<std::string> argv;                    // as invoked, for the run record
+  // Defines the bundled suite `name` into the registry, or throws Error: the suites are the
+  // benchledger binary's (bench/suites), not the library's. A BENCHLEDGER_MAIN program, which
+  // runs its own registry, names no suite and leaves it empty.
+  std::function<void(const std::string& name, Registry& registry)> define_suite;
 };
 
 // Runs, appends, prints. Returns 0 when every case was measured, 1 when a case failed;

@@ -5,41 +5,11 @@
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/escape.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
 namespace {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // Control characters other than tab and newline are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n') {
-          out += ' ';
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
 
 std::string describe(const compare::CaseComparison& c) {
   std::string what = c.change ? format_change(*c.change) : std::string("no relative change");
@@ -75,8 +45,8 @@ std::string render_comparison_junit(const compare::ComparisonReport& report) {
       report.cases.size(), failures);
   out += "    <properties>\n";
   const auto property = [&](const std::string& name, const std::string& value) {
-    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
-                       xml_escape(value));
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", escape_xml(name),
+                       escape_xml(value));
   };
   for (const compare::RunSummary& run : report.base) property("base", run.id);
   property("current", report.current.id);
@@ -85,27 +55,27 @@ std::string render_comparison_junit(const compare::ComparisonReport& report) {
   out += "    </properties>\n";
   for (const compare::CaseComparison& c : report.cases) {
     const std::string classname = c.bench.substr(0, c.bench.find('/'));
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(classname),
-                       xml_escape(comparison_case_label(c) + " " + c.metric));
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escape_xml(classname),
+                       escape_xml(comparison_case_label(c) + " " + c.metric));
     const std::string text = describe(c);
     if (c.fails_gate) {
       out += fmt::format(
           ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-          compare::to_string(c.verdict), xml_escape(text), xml_escape(text));
+          compare::to_string(c.verdict), escape_xml(text), escape_xml(text));
     } else if (c.accepted) {
       out += fmt::format(
           ">\n      <system-out>{}; accepted by note {} ({}): {}</system-out>\n    </testcase>\n",
-          xml_escape(text), xml_escape(c.accepted->note), xml_escape(c.accepted->author),
-          xml_escape(c.accepted->text));
+          escape_xml(text), escape_xml(c.accepted->note), escape_xml(c.accepted->author),
+          escape_xml(c.accepted->text));
     } else {
       out +=
-          fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", xml_escape(text));
+          fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", escape_xml(text));
     }
   }
   if (!report.warnings.empty()) {
     out += "    <system-err>";
     for (const std::string& warning : report.warnings)
-      out += "warning: " + xml_escape(warning) + "\n";
+      out += "warning: " + escape_xml(warning) + "\n";
     out += "</system-err>\n";
   }
   out += "  </testsuite>\n</testsuites>\n";

@@ -3,7 +3,8 @@
 // functions: the same report gives the same bytes. Every form but CSV carries the warnings
 // (environment differences included); the CLI prints them on stderr for CSV.
 //
-// These files (compare_*.cpp) belong to the compare area; the rest of src/report to reports.
+// These files (compare_*.cpp) render what src/compare decides; the rest of src/report renders
+// reports.
 #pragma once
 
 #include <string>

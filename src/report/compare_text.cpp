@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/escape.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
@@ -194,33 +195,14 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
   return out;
 }
 
-namespace {
-
-// Markdown table cells: pipes escaped, no newlines.
-std::string md_cell(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n') {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string render_comparison_markdown(const ComparisonReport& report) {
   std::string out;
   out += fmt::format("### benchledger compare: {}\n\n",
                      report.gate_pass ? "gate passed" : "**gate failed**");
-  out += fmt::format("Base: `{}` · current: `{}`\n\n", md_cell(base_text(report)),
-                     md_cell(run_text(report.current)));
+  out += fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
+                     escape_markdown_cell(run_text(report.current)));
   for (const std::string& warning : report.warnings) {
-    out += fmt::format("> **Warning:** {}\n\n", md_cell(warning));
+    out += fmt::format("> **Warning:** {}\n\n", escape_markdown_cell(warning));
   }
   out += "| Benchmark | Metric | Base | Current | Change | Interval | p (adj.) | Verdict |\n";
   out += "|---|---|--:|--:|--:|--:|--:|---|\n";
@@ -234,7 +216,7 @@ std::string render_comparison_markdown(const ComparisonReport& report) {
       verdict += fmt::format(" — note {}: {}", c.accepted->note, c.accepted->text);
     }
     out += "|";
-    for (const std::string& cell : cells) out += " " + md_cell(cell) + " |";
+    for (const std::string& cell : cells) out += " " + escape_markdown_cell(cell) + " |";
     out += "\n";
   }
   out += fmt::format("\n{}. {}.\n", summary_text(report), settings_text(report));

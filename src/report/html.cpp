@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/content.hpp"
+#include "report/escape.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
 

@@ -4,56 +4,16 @@
 #include <string>
 
 #include "report/content.hpp"
+#include "report/escape.hpp"
 #include "report/report.hpp"
 
 namespace benchledger::report {
 namespace {
 
-// Backslash-escapes the ASCII punctuation that could start markup inside a line or a table
-// cell (GFM 2.4: any ASCII punctuation may be escaped). Line breaks become spaces.
-std::string escape_text(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '\\':
-      case '`':
-      case '*':
-      case '_':
-      case '[':
-      case ']':
-      case '<':
-      case '>':
-      case '|':
-      case '~':
-      case '&':
-        out += '\\';
-        out += c;
-        break;
-      case '\n':
-      case '\r':
-        out += ' ';
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // A code span. A `|` must still be escaped inside a table cell (GFM 4.10, example 200); a
 // backtick in the text needs a longer fence.
 std::string code_span(const std::string& text) {
-  std::string body;
-  for (char c : text) {
-    if (c == '|') {
-      body += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      body += ' ';
-    } else {
-      body += c;
-    }
-  }
+  const std::string body = escape_markdown_cell(text);
   std::string fence = "`";
   while (body.find(fence) != std::string::npos) fence += '`';
   const bool pad = body.front() == '`' || body.back() == '`';
@@ -66,13 +26,13 @@ std::string render(const Text& text) {
     if (span.text.empty()) continue;
     switch (span.style) {
       case Span::Style::plain:
-        out += escape_text(span.text);
+        out += escape_markdown(span.text);
         break;
       case Span::Style::code:
         out += code_span(span.text);
         break;
       case Span::Style::strong:
-        out += "**" + escape_text(span.text) + "**";
+        out += "**" + escape_markdown(span.text) + "**";
         break;
     }
   }
@@ -98,7 +58,7 @@ namespace {
 
 std::string render_table(const Table& table) {
   std::string out = "|";
-  for (const std::string& h : table.header) out += " " + escape_text(h) + " |";
+  for (const std::string& h : table.header) out += " " + escape_markdown(h) + " |";
   out += "\n|";
   for (const Align a : table.align) out += a == Align::right ? " ---: |" : " --- |";
   out += "\n";
@@ -117,11 +77,11 @@ std::string render_table(const Table& table) {
 
 std::string render_markdown(const ReportInput& input) {
   const Document doc = build_document(input);
-  std::string out = "# " + escape_text(doc.title) + "\n";
+  std::string out = "# " + escape_markdown(doc.title) + "\n";
   for (const Block& block : doc.blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
       out += "\n" + std::string(static_cast<std::size_t>(h->level), '#') + " " +
-             escape_text(h->text) + "\n";
+             escape_markdown(h->text) + "\n";
     } else if (const auto* p = std::get_if<Paragraph>(&block)) {
       out += "\n" + render(p->text) + "\n";
     } else if (const auto* list = std::get_if<BulletList>(&block)) {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "report/escape.hpp"
 #include "report/format.hpp"
 #include "stats/summary.hpp"
 
@@ -449,33 +450,6 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     }
   }
   return {lo, hi};
-}
-
-std::string escape_html(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string render_svg(const Chart& chart, const std::string& id) {

@@ -26,7 +26,4 @@ std::vector<double> nice_ticks(double lo, double hi, int target);
 // The number of palette styles before they repeat.
 int style_count();
 
-// Escapes text for HTML and SVG content and attribute values.
-std::string escape_html(std::string_view text);
-
 }  // namespace benchledger::report

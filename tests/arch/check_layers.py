@@ -1,33 +1,139 @@
 #!/usr/bin/env python3
-"""Guards the one-way dependencies of docs/ARCHITECTURE.md: a folder of src/ includes only from folders below it.
+"""Checks the source tree against docs/ARCHITECTURE.md, which it reads, so that the page and the
+check cannot disagree. Usage: check_layers.py ROOT; exits 1 and names each problem.
 
-model <- env, stats <- ledger, engine, import <- compare <- report, gate <- cli
+From the page it reads:
+- the arrows, the line of its code block with `←`: a folder of src/ uses only folders to its left;
+- the table: for each folder, the folders it may use (column "may use").
+A "may use" cell names folders by their short name (`model`) or their path (`bench/suites/`);
+other words are libraries (SQLite), which this check does not see, and text in parentheses is a
+remark. "everything" is every folder of the table, "the library" every folder of src/ but cli,
+"—" none. Every folder may include the public headers (`include/benchledger/`).
+
+It checks that:
+- every folder of src/ has a row, and every row's folder exists;
+- no row lets a folder of src/ use one that is not to its left in the arrows;
+- every `#include` of a file in a row's folder names a folder the row may use (an include names
+  a folder by its last part: "model/x.hpp" is src/model/, "suites/suites.hpp" bench/suites/,
+  <benchledger/x.hpp> include/benchledger/);
+- the CMakeLists.txt of a row's folder names no source file outside that folder: a folder tells
+  which target owns its files.
 """
 import pathlib
 import re
 import sys
 
-LAYERS = [["model"], ["env", "stats"], ["ledger", "engine", "import"], ["compare"], ["report", "gate"], ["cli"]]
-LEVEL = {area: i for i, areas in enumerate(LAYERS) for area in areas}
-INCLUDE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
+PUBLIC = "include/benchledger/"
+SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
+INCLUDE = re.compile(r'^\s*#\s*include\s*["<]([A-Za-z_]+)/')
+CMAKE_SOURCE = re.compile(r"[^\s()\"]+\.(?:cpp|cc|c)\b")
 
-root = pathlib.Path(sys.argv[1])
-problems = []
-for path in sorted((root / "src").rglob("*")):
-    if path.suffix not in (".cpp", ".hpp", ".h", ".cc"):
-        continue
-    area = path.relative_to(root / "src").parts[0]
-    if area not in LEVEL:
-        problems.append(f"{path.relative_to(root)}: folder src/{area} is not in docs/ARCHITECTURE.md's layers")
-        continue
-    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-        match = INCLUDE.match(line)
-        if not match or match.group(1) not in LEVEL:
+
+def read_architecture(page):
+    """The arrows (folder -> level) and the table (folder path -> cell of "may use")."""
+    text = page.read_text(encoding="utf-8")
+    arrows = next((line for line in text.splitlines() if "←" in line), None)
+    if arrows is None:
+        raise SystemExit(f"{page}: no line of arrows (model ← …) found")
+    levels = {}
+    for level, group in enumerate(arrows.split("←")):
+        for name in group.split(","):
+            levels[name.strip()] = level
+    table = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not line.lstrip().startswith("|"):
             continue
-        used = match.group(1)
-        if used != area and LEVEL[used] >= LEVEL[area]:
-            problems.append(f"{path.relative_to(root)}:{number}: src/{area} may not include src/{used}")
-for problem in problems:
-    print(problem)
-print(f"{len(problems)} layering violations" if problems else "layering: every include points down")
-sys.exit(1 if problems else 0)
+        folder = re.fullmatch(r"`([a-z_/]+/)`", cells[0])
+        if folder:
+            table[folder.group(1)] = cells[2]
+    if not table:
+        raise SystemExit(f"{page}: no table of folders (| `src/model/` | owns | may use |) found")
+    return levels, table
+
+
+def short_name(folder):
+    return folder.rstrip("/").rsplit("/", 1)[-1]
+
+
+def allowed_folders(cell, table):
+    """The folders a "may use" cell names."""
+    cell = re.sub(r"\([^)]*\)", "", cell).strip()
+    if cell == "everything":
+        return set(table)
+    if cell == "the library":
+        return {f for f in table if f.startswith("src/") and f != "src/cli/"}
+    by_name = {short_name(f): f for f in table}
+    used = set()
+    for word in re.split(r"[,;]", cell):
+        word = word.strip().strip("`").strip()
+        if word in table:
+            used.add(word)
+        elif word in by_name:
+            used.add(by_name[word])
+    return used
+
+
+def check(root):
+    problems = []
+    page = root / "docs" / "ARCHITECTURE.md"
+    levels, table = read_architecture(page)
+    by_name = {short_name(f): f for f in table}
+    allowed = {folder: allowed_folders(cell, table) | {folder, PUBLIC} for folder, cell in table.items()}
+
+    for path in sorted((root / "src").iterdir()):
+        if path.is_dir() and f"src/{path.name}/" not in table:
+            problems.append(f"src/{path.name}: not in the table of docs/ARCHITECTURE.md")
+    for folder in table:
+        if not (root / folder).is_dir():
+            problems.append(f"docs/ARCHITECTURE.md: the table names {folder}, which does not exist")
+
+    for folder, used in sorted(allowed.items()):
+        name = short_name(folder)
+        if not folder.startswith("src/") or name not in levels:
+            continue
+        for other in sorted(used):
+            other_name = short_name(other)
+            if other_name in levels and other != folder and levels[other_name] >= levels[name]:
+                problems.append(f"docs/ARCHITECTURE.md: the table lets {folder} use {other}, "
+                                f"which is not to its left in the arrows")
+
+    for folder, used in sorted(allowed.items()):
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES:
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                match = INCLUDE.match(line)
+                if not match or match.group(1) not in by_name:
+                    continue
+                target = by_name[match.group(1)]
+                if target not in used:
+                    problems.append(f"{path.relative_to(root)}:{number}: {folder} may not include "
+                                    f"{target} (docs/ARCHITECTURE.md)")
+        for cmake in sorted(base.rglob("CMakeLists.txt")):
+            text = cmake.read_text(errors="replace")
+            for match in CMAKE_SOURCE.finditer(text):
+                source = (match.group(0)
+                          .replace("${CMAKE_CURRENT_SOURCE_DIR}", str(cmake.parent))
+                          .replace("${PROJECT_SOURCE_DIR}", str(root)))
+                resolved = (cmake.parent / source).resolve()
+                if not resolved.is_relative_to(base.resolve()):
+                    problems.append(f"{cmake.relative_to(root)}: compiles {match.group(0)}, "
+                                    f"which is not in {folder}")
+    return problems
+
+
+def main():
+    problems = check(pathlib.Path(sys.argv[1]))
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} layering problems" if problems
+          else "layering: every include and every target follows docs/ARCHITECTURE.md")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+// The Trends section: each case's primary metric across the ledger's last runs, with the
+// reported runs and the base marked; past k_max_charted_cases, the cases that moved most.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/content_sections.hpp"
+#include "report/format.hpp"
+
+namespace benchledger::report::content {
+namespace {
+
+std::string short_date(const std::string& time, bool seconds) {
+  if (time.size() < (seconds ? 19U : 16U)) return time;
+  return time.substr(5, 5) + " " + time.substr(11, seconds ? 8 : 5);
+}
+
+// Tick labels for a trend's runs: month, day, hours and minutes; with seconds when two runs
+// share a minute (a job that runs twice in a row), and with the run's position (#3) when they
+// share a second too, so that no two ticks read the same.
+std::vector<std::string> trend_tick_labels(const std::vector<TrendPoint>& points) {
+  const auto labels_with = [&](bool seconds) {
+    std::vector<std::string> labels;
+    for (const TrendPoint& p : points) labels.push_back(short_date(p.time, seconds));
+    return labels;
+  };
+  const auto unique = [](std::vector<std::string> labels) {
+    std::sort(labels.begin(), labels.end());
+    return std::adjacent_find(labels.begin(), labels.end()) == labels.end();
+  };
+  std::vector<std::string> labels = labels_with(false);
+  if (unique(labels)) return labels;
+  labels = labels_with(true);
+  if (unique(labels)) return labels;
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] += " #" + std::to_string(i + 1);
+  return labels;
+}
+
+// The trends a report draws, in report order: all of them, or past k_max_charted_cases those
+// whose newest point moved most from the one before it (relative to it).
+std::vector<const Trend*> charted_trends(const ReportInput& input) {
+  std::vector<const Trend*> trends;
+  for (const Trend& trend : input.trends) {
+    if (!trend.points.empty()) trends.push_back(&trend);
+  }
+  if (trends.size() <= k_max_charted_cases) return trends;
+  const auto moved = [](const Trend* t) {
+    if (t->points.size() < 2) return -1.0;
+    const double before = t->points[t->points.size() - 2].value, now = t->points.back().value;
+    return before != 0 ? std::abs(now / before - 1) : std::abs(now - before);
+  };
+  std::vector<std::pair<double, const Trend*>> ranked;
+  for (const Trend* t : trends) ranked.emplace_back(moved(t), t);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  ranked.resize(k_max_charted_cases);
+  std::set<const Trend*> keep;
+  for (const auto& [m, t] : ranked) keep.insert(t);
+  std::erase_if(trends, [&](const Trend* t) { return keep.count(t) == 0; });
+  return trends;
+}
+
+ChartGroup trend_charts(const ReportInput& input) {
+  ChartGroup group;
+  std::set<std::string> highlighted;
+  for (const RunData& data : input.runs) highlighted.insert(data.run.header.id);
+  const std::string base_id = input.base ? input.base->run.header.id : std::string();
+  for (const Trend* trend_ptr : charted_trends(input)) {
+    const Trend& trend = *trend_ptr;
+    std::vector<double> values;
+    for (const TrendPoint& p : trend.points) values.push_back(p.high);
+    const DisplayUnit shown = display_unit(max_abs(values), trend.unit);
+    LineChart chart;
+    chart.title = trend.bench + (trend.params.empty() ? "" : " " + params_text(trend.params));
+    chart.x_label = "run (oldest to newest)";
+    chart.y_label = axis_label(trend.metric, shown);
+    chart.note = trend.better == Better::lower ? "lower is better" : "higher is better";
+    ChartSeries line{"median", {}, true};
+    ChartSeries base{"base run", {}, false};
+    ChartSeries reported{"reported run", {}, false};
+    for (std::size_t i = 0; i < trend.points.size(); ++i) {
+      const TrendPoint& tp = trend.points[i];
+      ChartPoint p;
+      p.x = static_cast<double>(i);
+      p.y = tp.value * shown.factor;
+      if (tp.low != tp.value || tp.high != tp.value) {
+        p.low = tp.low * shown.factor;
+        p.high = tp.high * shown.factor;
+      }
+      p.tip = fmt::format("{} {}{}: {}", display_time(tp.time), tp.run_id,
+                          tp.label ? " (" + *tp.label + ")" : "",
+                          format_quantity(tp.value, trend.unit));
+      if (tp.run_id == base_id) base.points.push_back(p);
+      if (highlighted.count(tp.run_id) != 0) reported.points.push_back(p);
+      line.points.push_back(std::move(p));
+    }
+    // At most six dated ticks, spread evenly, always including the newest run.
+    const std::size_t n = trend.points.size();
+    const std::size_t step = std::max<std::size_t>(1, (n + 5) / 6);
+    const std::vector<std::string> labels = trend_tick_labels(trend.points);
+    for (std::size_t i = (n - 1) % step; i < n; i += step) {
+      chart.x_ticks.emplace_back(static_cast<double>(i), labels[i]);
+    }
+    chart.series = {std::move(line), std::move(base), std::move(reported)};
+    chart.styles = {0, 1, 3};
+    group.charts.emplace_back(std::move(chart));
+  }
+  return group;
+}
+
+}  // namespace
+
+void add_trends(Document& doc, const ReportInput& input) {
+  ChartGroup charts = trend_charts(input);
+  if (charts.charts.empty()) return;
+  charts.heading = "Trends";
+  charts.intro = {plain(fmt::format(
+      "Each case's primary metric (the median of its samples, with a band from "
+      "the smallest to the largest "
+      "sample) across the last {} of the ledger that measured it.",
+      input.history == 1 ? std::string("run")
+                         : format_integer(static_cast<std::int64_t>(input.history)) + " runs"))};
+  if (input.trends.size() > k_max_charted_cases) {
+    const Text note =
+        summarised_note(input.trends.size(), "whose newest run moved most from the one before");
+    charts.intro.insert(charts.intro.end(), note.begin(), note.end());
+  }
+  doc.blocks.emplace_back(std::move(charts));
+}
+
+}  // namespace benchledger::report::content
