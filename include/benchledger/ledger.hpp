@@ -138,6 +138,15 @@ class Store {
   // returns false to stop.
   virtual void scan_results(const std::string& run_id,
                             const std::function<bool(ResultRecord&& result)>& visit) const = 0;
+  // scan_results() for a reader that needs only a few fields of each result and can read them
+  // from the stored bytes faster than a whole record is built: `take` is offered the bytes of a
+  // result of the run first and returns true when it read it from them; a result it does not
+  // take (or whose bytes the store cannot offer cheaply) is parsed, checked and reported as
+  // scan_results() does, and given to `visit`, which returns false to stop. `take` must not take
+  // bytes that parse_record() would refuse. The default offers nothing.
+  virtual void scan_results_taking(const std::string& run_id,
+                                   const std::function<bool(std::string_view bytes)>& take,
+                                   const std::function<bool(ResultRecord&& result)>& visit) const;
   // The same, all of them in memory. The default collects scan_results().
   virtual std::vector<ResultRecord> results_of(const std::string& run_id) const;
   // Every note, in the order appended.

@@ -68,8 +68,10 @@ int run_compare(const CompareCliOptions& options) {
   notes.insert(notes.end(), base.notes.begin(), base.notes.end());
   notes.insert(notes.end(), current.notes.begin(), current.notes.end());
 
-  compare::ComparisonReport report =
-      compare::compare_sides(base.side, current.side, notes, compare_options);
+  compare::ComparisonReport report = compare::compare_sides(
+      compare::ComparedSide{std::move(base.side.runs), std::move(base.compared)},
+      compare::ComparedSide{std::move(current.side.runs), std::move(current.compared)}, notes,
+      compare_options);
   std::vector<std::string> selection_warnings = base.warnings;
   selection_warnings.insert(selection_warnings.end(), current.warnings.begin(),
                             current.warnings.end());

@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <cstdint>
+#include <deque>
+#include <functional>
 #include <set>
-#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,48 +21,112 @@
 namespace benchledger::compare {
 namespace {
 
-// A case's results on one side, all runs pooled.
+// A case's results on one side, all runs pooled, invalidated results left out: numbers of
+// results of `side`, in the order added.
 struct CaseResults {
-  std::string bench;
-  Params params;
-  std::vector<const ResultRecord*> results;
+  const SideResults* side = nullptr;
+  std::uint32_t number = 0;  // the case's number on its side
+  std::span<const std::uint32_t> results;
+
+  const std::string& bench() const { return side->bench(number); }
+  const Params& params() const { return side->params(number); }
 };
 
-using CaseMap = std::map<std::string, CaseResults>;  // by case_key: sorted, deterministic
+// Every case of a side that has a result left once invalidated ones are out, by case number
+// (an empty span for the others).
+struct SideCases {
+  std::vector<std::uint32_t> results;  // grouped by case, each case's in the order added
+  std::vector<std::uint32_t> begin;    // case c's are results[begin[c], begin[c + 1])
+  std::size_t present = 0;             // cases with at least one
 
-CaseMap group_cases(const Side& side, const std::set<std::string>& invalidated) {
-  CaseMap cases;
-  for (const ResultRecord& result : side.results) {
-    if (invalidated.contains(result.header.id)) continue;
-    CaseResults& entry = cases[case_key(result.bench, result.params)];
-    if (entry.results.empty()) {
-      entry.bench = result.bench;
-      entry.params = result.params;
+  CaseResults of(const SideResults& side, std::uint32_t c) const {
+    return {&side, c,
+            std::span<const std::uint32_t>(results).subspan(begin[c], begin[c + 1] - begin[c])};
+  }
+};
+
+SideCases group_cases(const SideResults& side,
+                      const std::set<std::string, std::less<>>& invalidated) {
+  // A counting sort by case: stable, so each case keeps its results' order.
+  SideCases cases;
+  cases.begin.assign(side.case_count() + 1, 0);
+  std::vector<bool> kept(side.size(), true);
+  for (std::size_t r = 0; r < side.size(); ++r) {
+    if (!invalidated.empty() && invalidated.contains(side.id(r))) {
+      kept[r] = false;
+      continue;
     }
-    entry.results.push_back(&result);
+    ++cases.begin[side.case_of(r) + 1];
+  }
+  for (std::size_t c = 0; c < side.case_count(); ++c) {
+    cases.present += cases.begin[c + 1] > 0 ? 1 : 0;
+    cases.begin[c + 1] += cases.begin[c];
+  }
+  cases.results.resize(cases.begin.back());
+  std::vector<std::uint32_t> next(cases.begin.begin(), cases.begin.end() - 1);
+  for (std::size_t r = 0; r < side.size(); ++r) {
+    if (kept[r]) cases.results[next[side.case_of(r)]++] = static_cast<std::uint32_t>(r);
   }
   return cases;
+}
+
+// The cases of both sides, sorted by case key (bench, then canonical params): a case's number
+// on each side that has it.
+struct CaseMatch {
+  const std::string* key = nullptr;
+  std::optional<std::uint32_t> base, current;
+};
+
+std::vector<CaseMatch> match_cases(const SideResults& base, const SideCases& base_cases,
+                                   const SideResults& current, const SideCases& current_cases) {
+  const auto sorted_keys = [](const SideResults& side, const SideCases& cases) {
+    std::vector<std::uint32_t> numbers;
+    numbers.reserve(cases.present);
+    for (std::uint32_t c = 0; c < side.case_count(); ++c) {
+      if (cases.begin[c + 1] > cases.begin[c]) numbers.push_back(c);
+    }
+    std::sort(numbers.begin(), numbers.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return side.case_key(a) < side.case_key(b);
+    });
+    return numbers;
+  };
+  const std::vector<std::uint32_t> b = sorted_keys(base, base_cases);
+  const std::vector<std::uint32_t> c = sorted_keys(current, current_cases);
+  std::vector<CaseMatch> matches;
+  matches.reserve(b.size() + c.size());
+  std::size_t i = 0, j = 0;
+  while (i < b.size() || j < c.size()) {
+    const std::string* base_key = i < b.size() ? &base.case_key(b[i]) : nullptr;
+    const std::string* current_key = j < c.size() ? &current.case_key(c[j]) : nullptr;
+    CaseMatch match;
+    if (current_key == nullptr || (base_key != nullptr && *base_key < *current_key)) {
+      match = {base_key, b[i++], std::nullopt};
+    } else if (base_key == nullptr || *current_key < *base_key) {
+      match = {current_key, std::nullopt, c[j++]};
+    } else {
+      match = {current_key, b[i++], c[j++]};
+    }
+    matches.push_back(match);
+  }
+  return matches;
 }
 
 // The samples of a metric across a case's results (a metric without samples gives its value).
 struct Pooled {
   std::vector<double> values;
-  const Metric* first = nullptr;
+  std::optional<SideResults::MetricValues> first;
 };
 
 Pooled pool(const CaseResults* entry, const std::string& metric) {
   Pooled pooled;
   if (entry == nullptr) return pooled;
-  for (const ResultRecord* result : entry->results) {
-    const auto found = result->metrics.find(metric);
-    if (found == result->metrics.end()) continue;
-    const Metric& m = found->second;
-    if (pooled.first == nullptr) pooled.first = &m;
-    if (m.samples && !m.samples->empty()) {
-      pooled.values.insert(pooled.values.end(), m.samples->begin(), m.samples->end());
-    } else {
-      pooled.values.push_back(m.value);
-    }
+  const std::optional<std::uint32_t> number = entry->side->metric_number(metric);
+  if (!number) return pooled;
+  for (const std::uint32_t r : entry->results) {
+    const std::optional<SideResults::MetricValues> m = entry->side->metric(r, *number);
+    if (!m) continue;
+    if (!pooled.first) pooled.first = m;
+    pooled.values.insert(pooled.values.end(), m->values.begin(), m->values.end());
   }
   return pooled;
 }
@@ -98,11 +163,10 @@ std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes, Not
     bool covers = false;
     if (std::any_of(runs.begin(), runs.end(),
                     [&](const RunRecord& run) { return note.target == run.header.id; })) {
-      covers = !note.bench || *note.bench == the_case->bench;
+      covers = !note.bench || *note.bench == the_case->bench();
     } else {
-      for (const ResultRecord* result : the_case->results) {
-        covers |= note.target == result->header.id;
-      }
+      for (const std::uint32_t r : the_case->results)
+        covers |= note.target == the_case->side->id(r);
     }
     if (covers) return Acceptance{note.header.id, note.text, note.author};
   }
@@ -122,15 +186,16 @@ CaseHealth health_of(const CaseResults* the_case) {
   if (the_case == nullptr) return health;
   std::optional<std::string> first_failure;
   bool measured = false;
-  for (const ResultRecord* result : the_case->results) {
-    if (const auto failure = model::failure_of(*result)) {
-      if (!first_failure) first_failure = model::describe(*failure);
+  const SideResults& side = *the_case->side;
+  for (const std::uint32_t r : the_case->results) {
+    if (const auto failure = side.failure(r)) {
+      if (!first_failure) first_failure = std::string(*failure);
       continue;
     }
-    if (!measured) health.primary = result->primary;
+    if (!measured) health.primary = side.primary(r);
     measured = true;
-    health.errors += result->errors;
-    health.ops += result->ops;
+    health.errors += side.errors(r);
+    health.ops += side.ops(r);
   }
   if (!measured) health.failure = first_failure;
   return health;
@@ -153,7 +218,7 @@ std::optional<std::string> current_failure(const CaseResults* base_case, const C
 }
 
 // `01J… (baseline), 12 cases`, for the message that says there is nothing to compare.
-std::string side_text(const Side& side, std::size_t cases) {
+std::string side_text(const ComparedSide& side, std::size_t cases) {
   const RunRecord& run = side.runs.front();
   std::string text = "run " + run.header.id;
   if (run.label) text += " (" + *run.label + ")";
@@ -193,7 +258,7 @@ void check_options(const CompareOptions& options) {
 
 }  // namespace
 
-ComparisonReport compare_sides(const Side& base, const Side& current,
+ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
                                std::span<const NoteRecord> notes, const CompareOptions& options) {
   check_options(options);
   if (base.runs.empty()) throw Error("the base side has no run");
@@ -217,7 +282,7 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   report.current = summarize_run(current_run);
 
   // Notes: invalidated results are left out; an invalidated run selected anyway is named.
-  std::set<std::string> invalidated;
+  std::set<std::string, std::less<>> invalidated;
   for (const NoteRecord& note : notes) {
     if (note.kind == NoteKind::invalidate) invalidated.insert(note.target);
   }
@@ -267,17 +332,16 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   }
 
   // Matching.
-  const CaseMap base_cases = group_cases(base, invalidated);
-  const CaseMap current_cases = group_cases(current, invalidated);
-  std::set<std::string> keys;
-  for (const auto& [key, entry] : base_cases) keys.insert(key);
-  for (const auto& [key, entry] : current_cases) keys.insert(key);
-  if (keys.size() == base_cases.size() + current_cases.size()) {
+  const SideCases base_cases = group_cases(base.results, invalidated);
+  const SideCases current_cases = group_cases(current.results, invalidated);
+  const std::vector<CaseMatch> matches =
+      match_cases(base.results, base_cases, current.results, current_cases);
+  if (matches.size() == base_cases.present + current_cases.present) {
     // Every case is missing or new: a renamed command or a label taken by another suite, not a
     // comparison that passes.
     throw Error(fmt::format("nothing to compare: no case of the base ({}) is in the current ({})",
-                            side_text(base, base_cases.size()),
-                            side_text(current, current_cases.size())));
+                            side_text(base, base_cases.present),
+                            side_text(current, current_cases.present)));
   }
 
   struct Pending {
@@ -289,10 +353,16 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   };
   std::vector<Pending> pending;
   std::set<std::string> metrics_seen;
-  for (const std::string& key : keys) {
-    const auto b = base_cases.find(key), c = current_cases.find(key);
-    const CaseResults* base_case = b == base_cases.end() ? nullptr : &b->second;
-    const CaseResults* current_case = c == current_cases.end() ? nullptr : &c->second;
+  pending.reserve(matches.size());
+  std::deque<CaseResults> case_results;  // what Pending points at
+  for (const CaseMatch& match : matches) {
+    const std::string& key = *match.key;
+    const CaseResults* base_case =
+        match.base ? &case_results.emplace_back(base_cases.of(base.results, *match.base)) : nullptr;
+    const CaseResults* current_case =
+        match.current
+            ? &case_results.emplace_back(current_cases.of(current.results, *match.current))
+            : nullptr;
     const CaseResults& any = current_case != nullptr ? *current_case : *base_case;
     const CaseHealth base_health = health_of(base_case), current_health = health_of(current_case);
     const std::optional<std::string> failure =
@@ -304,7 +374,7 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
       const bool base_measured = base_case != nullptr && !base_health.failure;
       metrics.push_back(current_measured ? current_health.primary
                         : base_measured  ? base_health.primary
-                                         : any.results.front()->primary);
+                                         : std::string(any.side->primary(any.results.front())));
       if (current_measured && base_measured && base_health.primary != metrics.front()) {
         report.warnings.push_back(
             fmt::format("{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"",
@@ -318,18 +388,18 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
       if (!current_health.failure) item.current = pool(current_case, metric);
       item.current_case = current_case;
       item.base_case = base_case;
-      if (item.base.first == nullptr && item.current.first == nullptr && !failure) continue;
+      if (!item.base.first && !item.current.first && !failure) continue;
       metrics_seen.insert(metric);
       CaseComparison& cc = item.comparison;
-      cc.bench = any.bench;
-      cc.params = any.params;
+      cc.bench = any.bench();
+      cc.params = any.params();
       cc.metric = metric;
-      const Metric* shown = item.current.first != nullptr ? item.current.first : item.base.first;
-      if (shown != nullptr) {
+      const auto& shown = item.current.first ? item.current.first : item.base.first;
+      if (shown) {
         cc.unit = shown->unit;
         cc.better = shown->better;
       }
-      cc.base_unit = item.base.first != nullptr ? item.base.first->unit : cc.unit;
+      cc.base_unit = item.base.first ? std::string(item.base.first->unit) : cc.unit;
       cc.threshold = options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
       cc.base_n = item.base.values.size();
       cc.current_n = item.current.values.size();
@@ -337,13 +407,13 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
       if (failure) {
         cc.verdict = Verdict::failed;
         cc.remark = *failure;
-      } else if (item.base.first == nullptr) {
+      } else if (!item.base.first) {
         cc.verdict = Verdict::new_case;
         if (base_health.failure) {
           cc.remark =
               "the base side failed (" + *base_health.failure + "): nothing to compare against";
         }
-      } else if (item.current.first == nullptr) {
+      } else if (!item.current.first) {
         cc.verdict = Verdict::missing;
       } else if (const auto factor = model::unit_factor(cc.base_unit, cc.unit);
                  !factor || item.base.first->better != item.current.first->better) {
@@ -371,8 +441,7 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
   std::vector<std::size_t> compared;
   for (std::size_t i = 0; i < pending.size(); ++i) {
     const Pending& item = pending[i];
-    if (item.base.first == nullptr || item.current.first == nullptr ||
-        !item.comparison.remark.empty()) {
+    if (!item.base.first || !item.current.first || !item.comparison.remark.empty()) {
       continue;
     }
     const std::vector<double>& base_values =
@@ -410,8 +479,8 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
 
   for (Pending& item : pending) {
     CaseComparison& cc = item.comparison;
-    if (item.base.first != nullptr) cc.base_center = stats::median(item.base.values);
-    if (item.current.first != nullptr) cc.current_center = stats::median(item.current.values);
+    if (item.base.first) cc.base_center = stats::median(item.base.values);
+    if (item.current.first) cc.current_center = stats::median(item.current.values);
     if (cc.verdict == Verdict::regression) {
       cc.accepted =
           find_acceptance(notes, NoteKind::accept_regression, current.runs, item.current_case);
@@ -427,6 +496,16 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
     report.cases.push_back(std::move(cc));
   }
   return report;
+}
+
+ComparisonReport compare_sides(const Side& base, const Side& current,
+                               std::span<const NoteRecord> notes, const CompareOptions& options) {
+  const auto compared = [](const Side& side) {
+    ComparedSide out{side.runs, SideResults()};
+    for (const ResultRecord& result : side.results) out.results.add(result);
+    return out;
+  };
+  return compare_sides(compared(base), compared(current), notes, options);
 }
 
 }  // namespace benchledger::compare

@@ -14,6 +14,7 @@
 #include <benchledger/config.hpp>
 #include <benchledger/record.hpp>
 
+#include "compare/side_results.hpp"
 #include "compare/verdict.hpp"
 
 namespace benchledger::compare {
@@ -23,6 +24,13 @@ namespace benchledger::compare {
 struct Side {
   std::vector<RunRecord> runs;
   std::vector<ResultRecord> results;
+};
+
+// A side as the comparison reads it: the runs as in Side, and of their results only what
+// compare_sides() reads (SideResults), for sides too large to hold as records.
+struct ComparedSide {
+  std::vector<RunRecord> runs;
+  SideResults results;
 };
 
 struct CompareOptions {
@@ -112,6 +120,10 @@ struct ComparisonReport {
 // compare"), when options are out of range, when a metric asked for exists in no case, or (with
 // require_same_env) when the environments differ.
 ComparisonReport compare_sides(const Side& base, const Side& current,
+                               std::span<const NoteRecord> notes, const CompareOptions& options);
+// The same for sides read into SideResults: the same report for the same results, in memory that
+// holds a few numbers a result rather than the records.
+ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
                                std::span<const NoteRecord> notes, const CompareOptions& options);
 
 }  // namespace benchledger::compare

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "model/record_parse_fast.hpp"
+
 namespace benchledger::compare {
 namespace {
 
@@ -19,31 +21,37 @@ std::set<std::string> invalidated_ids(const std::vector<NoteRecord>& notes) {
   return ids;
 }
 
-// Drops what compare_sides() does not read (see Keep).
-void keep_compared(ResultRecord& result, const std::vector<std::string>& metrics) {
-  result.header.time = std::string();
-  result.header.prev = std::string();
-  result.header.extra = nullptr;  // an empty object allocates; null does not
-  std::erase_if(result.metrics, [&](const auto& entry) {
-    return metrics.empty()
-               ? entry.first != result.primary
-               : std::find(metrics.begin(), metrics.end(), entry.first) == metrics.end();
-  });
-}
-
-Side load_side(const ledger::Store& store, std::vector<RunRecord> runs, const Keep& keep) {
-  Side side;
+// Reads the runs' results into the selection, one at a time: no second copy of a run's results
+// on the way.
+void load_side(const ledger::Store& store, std::vector<RunRecord> runs, const Keep& keep,
+               Selection& selection) {
+  if (keep.compared) selection.compared = SideResults({false, keep.metrics});
   for (RunRecord& run : runs) {
-    // One at a time into the side: no second copy of a run's results on the way.
-    store.scan_results(run.header.id, [&](ResultRecord&& result) {
-      if (keep.compared) keep_compared(result, keep.metrics);
-      side.results.push_back(std::move(result));
-      return true;
-    });
-    side.runs.push_back(std::move(run));
+    const std::string& id = run.header.id;
+    if (keep.compared) {
+      // Most results are read from their bytes, without building a ResultRecord: a side of a
+      // million results is mostly that reading.
+      store.scan_results_taking(
+          id,
+          [&](std::string_view bytes) {
+            const auto result = model::read_result_fast(bytes);
+            if (!result || result->run != id) return false;
+            selection.compared.add(*result);
+            return true;
+          },
+          [&](ResultRecord&& result) {
+            selection.compared.add(result);
+            return true;
+          });
+    } else {
+      store.scan_results(id, [&](ResultRecord&& result) {
+        selection.side.results.push_back(std::move(result));
+        return true;
+      });
+    }
+    selection.side.runs.push_back(std::move(run));
   }
-  side.results.shrink_to_fit();
-  return side;
+  selection.side.results.shrink_to_fit();
 }
 
 }  // namespace
@@ -84,7 +92,7 @@ Selection select_runs(const ledger::Store& store, std::string_view selector_text
         chosen.size() == 1 ? "1 run matches" : fmt::format("{} runs match", chosen.size()),
         selector_text, chosen.size() == 1 ? "it alone" : "those"));
   }
-  selection.side = load_side(store, std::move(chosen), keep);
+  load_side(store, std::move(chosen), keep, selection);
   for (const std::string& warning : store.warnings()) selection.warnings.push_back(warning);
   return selection;
 }
@@ -111,7 +119,7 @@ Selection select_file(const std::string& path, std::size_t count, const Keep& ke
                     runs.size() == 1 ? "1 run" : fmt::format("{} runs", runs.size()),
                     runs.size() == 1 ? "it alone" : "those"));
   }
-  selection.side = load_side(*store, std::move(runs), keep);
+  load_side(*store, std::move(runs), keep, selection);
   selection.notes = notes;
   for (const std::string& warning : store->warnings()) selection.warnings.push_back(warning);
   return selection;

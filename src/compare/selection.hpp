@@ -20,19 +20,20 @@ namespace benchledger::compare {
 // ending that a user would mistake.)
 bool is_file_selector(std::string_view text);
 
-struct Selection {
-  Side side;
-  std::vector<NoteRecord> notes;      // notes of the file, for a file selector
-  std::vector<std::string> warnings;  // fewer runs than asked, a torn tail, ...
-};
-
 // What a side keeps of each result: everything (a report renders it), or only what
-// compare_sides() reads (`compared`), so that a side of a million results fits in memory: the id,
-// bench, params, primary, and of the metrics only `metrics` (each result's primary when empty),
-// without the header's time, prev and unknown fields.
+// compare_sides() reads (`compared`: a SideResults that keeps, of the metrics, those named in
+// `metrics`, or each result's primary when none is), so that a side of a million results fits in
+// memory.
 struct Keep {
   bool compared = false;
   std::vector<std::string> metrics;
+};
+
+struct Selection {
+  Side side;                          // the runs, and their results unless Keep::compared
+  SideResults compared;               // with Keep::compared, the results instead
+  std::vector<NoteRecord> notes;      // notes of the file, for a file selector
+  std::vector<std::string> warnings;  // fewer runs than asked, a torn tail, ...
 };
 
 // The newest `count` runs (at least 1) that match `selector` in `store`, counting from the

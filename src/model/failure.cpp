@@ -4,10 +4,14 @@
 namespace benchledger::model {
 
 std::optional<ResultFailure> failure_of(const ResultRecord& result) {
-  if (result.primary != "failed") return std::nullopt;
+  return failure_of(result.primary, result.header.extra);
+}
+
+std::optional<ResultFailure> failure_of(std::string_view primary, const nlohmann::json& extra) {
+  if (primary != "failed") return std::nullopt;
   ResultFailure failure{"error", {}};
-  const auto found = result.header.extra.find("failure");
-  if (found != result.header.extra.end() && found->is_object()) {
+  const auto found = extra.find("failure");
+  if (found != extra.end() && found->is_object()) {
     failure.kind = found->value("kind", failure.kind);
     failure.message = found->value("message", std::string());
   }

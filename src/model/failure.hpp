@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <benchledger/record.hpp>
 
@@ -17,6 +18,8 @@ struct ResultFailure {
 
 // The failure a result records, or nothing for a result that measured.
 std::optional<ResultFailure> failure_of(const ResultRecord& result);
+// The same from a result's primary metric and its unknown fields (Header::extra).
+std::optional<ResultFailure> failure_of(std::string_view primary, const nlohmann::json& extra);
 
 // `error: every run failed (first: run 1 exited with status 3)`, or the kind alone.
 std::string describe(const ResultFailure& failure);

@@ -131,12 +131,18 @@ std::vector<std::string> texts(element value) {
   return out;
 }
 
-std::vector<double> numbers(element value) {
+// Into `out`, whose storage is reused.
+void numbers_into(element value, std::vector<double>& out) {
   array items;
   require(value.get(items) == simdjson::SUCCESS);
-  std::vector<double> out;
+  out.clear();
   out.reserve(items.size());
   for (element item : items) out.push_back(number(item));
+}
+
+std::vector<double> numbers(element value) {
+  std::vector<double> out;
+  numbers_into(value, out);
   return out;
 }
 
@@ -201,10 +207,14 @@ void nullable_members(element value, Field<T>... fields) {
   require(seen == (std::uint32_t{1} << sizeof...(T)) - 1);
 }
 
-std::string ulid(element value) {
+std::string_view ulid_text(element value) {
   const std::string_view out = text(value);
   require(is_ulid(out));
-  return std::string(out);
+  return out;
+}
+
+std::string ulid(element value) {
+  return std::string(ulid_text(value));
 }
 
 // The top-level members, by the names the schema gives them (any record type).
@@ -272,13 +282,23 @@ TopLevel top_level(element root) {
   return top;
 }
 
-Header header(const TopLevel& top) {
-  Header out;
-  out.id = ulid(top[k_id]);
-  out.time = std::string(text(top[k_time]));
+struct HeaderView {
+  std::string_view id, time, prev;
+};
+
+HeaderView header_view(const TopLevel& top) {
+  const HeaderView out{ulid_text(top[k_id]), text(top[k_time]), text(top[k_prev])};
   require(is_rfc3339_utc(out.time));
-  out.prev = std::string(text(top[k_prev]));
   require(is_lower_hex64(out.prev));
+  return out;
+}
+
+Header header(const TopLevel& top) {
+  const HeaderView view = header_view(top);
+  Header out;
+  out.id = std::string(view.id);
+  out.time = std::string(view.time);
+  out.prev = std::string(view.prev);
   return out;
 }
 
@@ -318,12 +338,12 @@ Summary summary(element value) {
   return out;
 }
 
-Metric metric(element value) {
-  Metric out;
-  bool unit = false, better = false, has_value = false, has_summary = false;
+// Into `out`, whose storage is reused: every member is set.
+void metric_into(element value, Metric& out) {
+  bool unit = false, better = false, samples = false, has_value = false, has_summary = false;
   each_member(value, [&](std::string_view key, element v) {
     if (key == "unit") {
-      out.unit = std::string(text(v));
+      out.unit = text(v);
       require(!out.unit.empty());
       unit = true;
     } else if (key == "better") {
@@ -332,7 +352,9 @@ Metric metric(element value) {
       out.better = *word;
       better = true;
     } else if (key == "samples") {
-      out.samples = numbers(v);
+      if (!out.samples) out.samples.emplace();
+      numbers_into(v, *out.samples);
+      samples = true;
     } else if (key == "value") {
       out.value = number(v), has_value = true;
     } else if (key == "summary") {
@@ -342,7 +364,7 @@ Metric metric(element value) {
     }
   });
   require(unit && better && has_value && has_summary);
-  return out;
+  if (!samples) out.samples.reset();
 }
 
 ParamValue param(element value) {
@@ -360,25 +382,60 @@ ParamValue param(element value) {
   }
 }
 
-ResultRecord result(const TopLevel& top) {
+// Where a ResultView's params and metrics live: one a thread, reused from record to record.
+struct ResultStorage {
+  Params params;
+  std::vector<std::pair<std::string_view, Metric>> metrics;  // the first `count` are the record's
+};
+
+ResultView result_view(const TopLevel& top, ResultStorage& storage) {
   require(top.only({k_schema_key, k_type, k_id, k_time, k_prev, k_run, k_bench, k_params, k_metrics,
                     k_primary, k_ops, k_errors}));
-  ResultRecord out;
-  out.header = header(top);
-  out.run = ulid(top[k_run]);
-  out.bench = std::string(text(top[k_bench]));
+  ResultView out;
+  const HeaderView head = header_view(top);
+  out.id = head.id;
+  out.time = head.time;
+  out.prev = head.prev;
+  out.run = ulid_text(top[k_run]);
+  out.bench = text(top[k_bench]);
   require(!out.bench.empty());
+  storage.params.clear();
   each_member(top[k_params], [&](std::string_view key, element v) {
-    out.params.insert_or_assign(std::string(key), param(v));
+    storage.params.insert_or_assign(std::string(key), param(v));
   });
+  out.params = &storage.params;
+  std::size_t count = 0;
   each_member(top[k_metrics], [&](std::string_view key, element v) {
-    out.metrics.insert_or_assign(std::string(key), metric(v));
+    if (count == storage.metrics.size()) storage.metrics.emplace_back();
+    storage.metrics[count].first = key;
+    metric_into(v, storage.metrics[count].second);
+    ++count;
   });
-  out.primary = std::string(text(top[k_primary]));
-  require(out.metrics.count(out.primary) == 1);
+  out.metrics = std::span(storage.metrics).first(count);
+  out.primary = text(top[k_primary]);
+  // Names within an object are unique (members()): the primary is there once or not at all.
+  require(std::any_of(out.metrics.begin(), out.metrics.end(),
+                      [&](const auto& m) { return m.first == out.primary; }));
   out.ops = integer(top[k_ops]);
   out.errors = integer(top[k_errors]);
   require(out.ops >= 0 && out.errors >= 0);
+  return out;
+}
+
+ResultRecord result(const TopLevel& top) {
+  thread_local ResultStorage storage;
+  const ResultView view = result_view(top, storage);
+  ResultRecord out;
+  out.header.id = std::string(view.id);
+  out.header.time = std::string(view.time);
+  out.header.prev = std::string(view.prev);
+  out.run = std::string(view.run);
+  out.bench = std::string(view.bench);
+  out.params = *view.params;
+  for (const auto& [name, metric] : view.metrics) out.metrics.emplace(std::string(name), metric);
+  out.primary = std::string(view.primary);
+  out.ops = view.ops;
+  out.errors = view.errors;
   return out;
 }
 
@@ -452,16 +509,25 @@ NoteRecord note(const TopLevel& top) {
 
 namespace {
 
-std::optional<Record> read(simdjson::dom::parser& parser, std::string& padded,
-                           std::string_view line) {
+// The root of the parse of `line`, copied into `padded` first (simdjson reads up to
+// SIMDJSON_PADDING bytes past its input), or nullopt when the line is not JSON.
+std::optional<element> parse_root(simdjson::dom::parser& parser, std::string& padded,
+                                  std::string_view line) {
   padded.assign(line);
   padded.resize(line.size() + simdjson::SIMDJSON_PADDING, '\0');
   element root;
   if (parser.parse(padded.data(), line.size(), false).get(root) != simdjson::SUCCESS) {
     return std::nullopt;
   }
+  return root;
+}
+
+std::optional<Record> read(simdjson::dom::parser& parser, std::string& padded,
+                           std::string_view line) {
+  const std::optional<element> root = parse_root(parser, padded, line);
+  if (!root) return std::nullopt;
   try {
-    const TopLevel top = top_level(root);
+    const TopLevel top = top_level(*root);
     if (text(top[k_schema_key]) != k_schema) return std::nullopt;
     const std::string_view type = text(top[k_type]);
     if (type == "result") return result(top);
@@ -473,6 +539,27 @@ std::optional<Record> read(simdjson::dom::parser& parser, std::string& padded,
 }
 
 }  // namespace
+
+std::optional<ResultView> read_result_fast(std::string_view line) {
+  if (line.size() > k_max_line_bytes) return std::nullopt;
+  // As parse_record_fast (below); the views point into `padded` and `storage`.
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  thread_local ResultStorage storage;
+  if (line.size() > (std::size_t{1} << 20)) {
+    // A record over 1 MiB: read by parse_record, whose buffers are let go after it.
+    return std::nullopt;
+  }
+  const std::optional<element> root = parse_root(parser, padded, line);
+  if (!root) return std::nullopt;
+  try {
+    const TopLevel top = top_level(*root);
+    if (text(top[k_schema_key]) != k_schema || text(top[k_type]) != "result") return std::nullopt;
+    return result_view(top, storage);
+  } catch (const GiveUp&) {
+  }
+  return std::nullopt;
+}
 
 std::optional<Record> parse_record_fast(std::string_view line) {
   if (line.size() > k_max_line_bytes) return std::nullopt;

@@ -236,9 +236,17 @@ std::vector<RunRecord> NdjsonStore::find_runs(const RunSelector& selector,
 
 void NdjsonStore::scan_results(const std::string& run_id,
                                const std::function<bool(ResultRecord&& result)>& visit) const {
+  scan_results_taking(
+      run_id, [](std::string_view) { return false; }, visit);
+}
+
+void NdjsonStore::scan_results_taking(
+    const std::string& run_id, const std::function<bool(std::string_view bytes)>& take,
+    const std::function<bool(ResultRecord&& result)>& visit) const {
   read_lines([&](const LineVisit& line) {
     const auto peek = line.too_long ? std::nullopt : peek_canonical(line.bytes);
     if (peek && (peek->type != RecordType::result || peek->run != run_id)) return true;
+    if (peek && take(line.bytes)) return true;
     Record record = parse_line(line);
     if (auto* result = std::get_if<ResultRecord>(&record); result && result->run == run_id) {
       return visit(std::move(*result));

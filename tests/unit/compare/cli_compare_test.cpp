@@ -387,6 +387,23 @@ TEST_CASE("a command that fails every run on the current side fails the gate, sa
   CHECK(w.compare("baseline current --allow-missing").code == 1);
 }
 
+TEST_CASE("a failed side's remark quotes the failure its result records, also from the ledger") {
+  Workspace w;
+  const auto run = [](const std::string& label) {
+    return "run -q --label " + label +
+           " --name app --runs 3 --warmup 0 --shell -- 'exit ${FAIL:-0}'";
+  };
+  REQUIRE(w.cli(run("baseline")).code == 0);
+  REQUIRE(w.cli(run("current"), "FAIL=3").code == 1);
+  const Outcome o = w.compare("baseline current --format json");
+  CHECK(o.code == 1);
+  // The remark itself, not only the run's warning, carries the message.
+  const auto json = nlohmann::json::parse(o.out);
+  REQUIRE(json["cases"].size() == 1);
+  CHECK(json["cases"][0]["remark"] ==
+        "the current side failed: error: every run failed (first: run 1 exited with status 3)");
+}
+
 TEST_CASE("a failure on the base side only is reported and not held against the change") {
   Workspace w;
   const auto run = [](const std::string& label) {

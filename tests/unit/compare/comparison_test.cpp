@@ -371,3 +371,47 @@ TEST_CASE("a unit that changed is converted when it can be, and each side shows 
   CHECK_THAT(table, Catch::Contains("100 ns (n=10)       100 (n=10)"));
   CHECK_THAT(table, !Catch::Contains("1006"));
 }
+
+TEST_CASE("sides read into SideResults compare exactly as the records they were read from") {
+  auto f = bt::comparison_fixture();
+  // A second metric on one result, a result that failed with its message, a result invalidated.
+  f.current.results[0].metrics["memory"] =
+      benchledger::metric_from_samples("B", Better::lower, {10.0, 11.0, 12.0});
+  f.base.results.push_back(bt::result_with(bt::k_base_run, "01JDQ8Z6X0000000000000B950",
+                                           "crash/case", {}, bt::steady()));
+  benchledger::ResultRecord failed =
+      bt::result_with(bt::k_current_run, "01JDQ8Z6X0000000000000C950", "crash/case", {}, {1.0});
+  failed.metrics = {{"failed", benchledger::metric_from_samples("count", Better::lower, {1.0})}};
+  failed.primary = "failed";
+  failed.header.extra = {{"failure", {{"kind", "crashed"}, {"message", "signal 11"}}}};
+  f.current.results.push_back(failed);
+  benchledger::NoteRecord invalidate = f.notes.front();
+  invalidate.header.id = "01JDQ8Z6X00000000000000N1T";
+  invalidate.kind = benchledger::NoteKind::invalidate;
+  invalidate.target = f.base.results[1].header.id;
+  f.notes.push_back(invalidate);
+
+  const auto read = [](const cmp::Side& side, cmp::SideResults::Kept kept) {
+    cmp::ComparedSide out{side.runs, cmp::SideResults(std::move(kept))};
+    for (const benchledger::ResultRecord& result : side.results) out.results.add(result);
+    return out;
+  };
+  const auto report_json = [](const cmp::ComparisonReport& report) {
+    return render_comparison_json(report);
+  };
+
+  const std::string expected = report_json(cmp::compare_sides(f.base, f.current, f.notes, {}));
+  CHECK_THAT(expected, Catch::Contains("signal 11"));
+  CHECK(report_json(cmp::compare_sides(read(f.base, {false, {}}), read(f.current, {false, {}}),
+                                       f.notes, {})) == expected);
+  CHECK(report_json(cmp::compare_sides(read(f.base, {}), read(f.current, {}), f.notes, {})) ==
+        expected);
+
+  cmp::CompareOptions memory;
+  memory.metrics = {"memory", "time"};
+  const std::string named = report_json(cmp::compare_sides(f.base, f.current, f.notes, memory));
+  CHECK_THAT(named, Catch::Contains("\"metric\": \"memory\""));
+  CHECK(report_json(cmp::compare_sides(read(f.base, {false, memory.metrics}),
+                                       read(f.current, {false, memory.metrics}), f.notes,
+                                       memory)) == named);
+}

@@ -167,6 +167,64 @@ TEST_CASE("results, notes, single records and the log read back what was appende
   }
 }
 
+// scan_results_taking: each result of the run, in order, either taken from its bytes or given
+// to visit as scan_results gives it; nothing of another run; never both.
+TEST_CASE("results are offered as bytes or given parsed, each once and in order") {
+  ScratchDir dir;
+  for (const auto& uri : store_uris(dir)) {
+    INFO(uri);
+    const auto store = open_store(uri);
+    const auto one = fresh_batch("baseline", 6);
+    store->append(one);
+    store->append(fresh_batch("current", 4));
+    const std::string run_id = header_of(one[0]).id;
+    std::vector<std::string> seen;
+    std::size_t offered = 0, taken = 0;
+    store->scan_results_taking(
+        run_id,
+        [&](std::string_view bytes) {
+          const Record record = parse_record(bytes);
+          REQUIRE(std::holds_alternative<ResultRecord>(record));
+          CHECK(std::get<ResultRecord>(record).run == run_id);
+          if (offered++ % 2 == 1) return false;  // left to visit
+          seen.push_back(header_of(record).id);
+          ++taken;
+          return true;
+        },
+        [&](ResultRecord&& result) {
+          seen.push_back(result.header.id);
+          return true;
+        });
+    std::vector<std::string> expected;
+    for (std::size_t i = 1; i < one.size(); ++i) expected.push_back(header_of(one[i]).id);
+    CHECK(seen == expected);
+    // The NDJSON store offers the bytes of every canonical record; the others may offer none.
+    if (uri.find("ndjson") != std::string::npos) CHECK(taken == 3);
+  }
+
+  // A line that is not a valid record is not offered: reading it fails as scan_results fails.
+  const auto path = dir / "damaged.ndjson";
+  const auto store = open_store(path.string());
+  const auto batch = fresh_batch("damaged", 2);
+  store->append(batch);
+  std::ofstream(path, std::ios::app) << "{\"type\":\"result\"}\n";
+  const std::string run_id = header_of(batch[0]).id;
+  std::string read_message, taking_message;
+  try {
+    store->scan_results(run_id, [](ResultRecord&&) { return true; });
+  } catch (const IntegrityError& e) {
+    read_message = e.what();
+  }
+  try {
+    store->scan_results_taking(
+        run_id, [](std::string_view) { return true; }, [](ResultRecord&&) { return true; });
+  } catch (const IntegrityError& e) {
+    taking_message = e.what();
+  }
+  CHECK_THAT(read_message, Catch::Contains("line 4"));
+  CHECK(taking_message == read_message);
+}
+
 TEST_CASE("import skips records already present and refuses an id with other content") {
   ScratchDir dir;
   for (const auto& uri : store_uris(dir)) {

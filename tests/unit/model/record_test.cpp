@@ -374,12 +374,11 @@ TEST_CASE("parse_record's fast path takes every record kind as benchledger write
   CHECK(parse_record(serialize(later)) == Record(later));
 }
 
-// parse_record() reads the records benchledger writes through simdjson and leaves anything
-// else to nlohmann; the nlohmann path is the oracle. Random records and random damage to them:
-// whatever the fast path accepts, the full path must accept as the same record, and nothing the
-// full path refuses may get through.
-TEST_CASE("parse_record's fast path reads random records and their mutations as the full path") {
-  std::mt19937_64 rng(20261123);
+namespace {
+
+// A random record of any kind (trial % 3: run, result, note), damaged three times in four: a
+// byte, a cut, a value, a member.
+std::string random_record_line(std::mt19937_64& rng, int trial) {
   static const std::string k_tokens[] = {"-0",
                                          "-0.0",
                                          "1e400",
@@ -394,45 +393,57 @@ TEST_CASE("parse_record's fast path reads random records and their mutations as 
                                          "\"\\ud800\"",
                                          "18446744073709551615",
                                          "9223372036854775808"};
-  int fast_reads = 0, agreed_refusals = 0;
-  for (int trial = 0; trial < 3000; ++trial) {
-    RunRecord run = sample_run();
-    run.project = random_utf8(rng);
-    run.env.cpu.mhz = random_double(rng);
-    run.env.load_avg = std::vector<double>{random_double(rng), random_double(rng), 0};
-    ResultRecord result = sample_result();
-    result.bench = "bench/" + random_utf8(rng);
-    result.params = {{random_utf8(rng), random_double(rng)},
-                     {random_utf8(rng), static_cast<std::int64_t>(rng())}};
-    Metric& time = result.metrics["time"];
-    time.samples = std::vector<double>{random_double(rng), random_double(rng)};
-    time.value = random_double(rng);
-    NoteRecord note = sample_note();
-    note.text = random_utf8(rng);
-    const Record records[] = {run, result, note};
-    std::string line = serialize(records[trial % 3]);
-    if (trial % 4 != 0) {  // three in four damaged: a byte, a cut, a value, a member
-      const std::size_t at = rng() % line.size();
-      switch (rng() % 4) {
-        case 0:
-          line[at] = static_cast<char>(rng());
-          break;
-        case 1:
-          line.erase(at, 1 + rng() % 8);
-          break;
-        case 2: {
-          const std::size_t colon = line.find(':', at);
-          if (colon == std::string::npos) break;
-          const std::size_t end = line.find_first_of(",}]", colon + 1);
-          line.replace(colon + 1, end - colon - 1, k_tokens[rng() % std::size(k_tokens)]);
-          break;
-        }
-        default: {
-          const std::size_t brace = line.find('{', at);
-          if (brace != std::string::npos) line.insert(brace + 1, "\"bench\":\"twice\",");
-        }
+  RunRecord run = sample_run();
+  run.project = random_utf8(rng);
+  run.env.cpu.mhz = random_double(rng);
+  run.env.load_avg = std::vector<double>{random_double(rng), random_double(rng), 0};
+  ResultRecord result = sample_result();
+  result.bench = "bench/" + random_utf8(rng);
+  result.params = {{random_utf8(rng), random_double(rng)},
+                   {random_utf8(rng), static_cast<std::int64_t>(rng())}};
+  Metric& time = result.metrics["time"];
+  time.samples = std::vector<double>{random_double(rng), random_double(rng)};
+  time.value = random_double(rng);
+  NoteRecord note = sample_note();
+  note.text = random_utf8(rng);
+  const Record records[] = {run, result, note};
+  std::string line = serialize(records[trial % 3]);
+  if (trial % 4 != 0) {  // three in four damaged: a byte, a cut, a value, a member
+    const std::size_t at = rng() % line.size();
+    switch (rng() % 4) {
+      case 0:
+        line[at] = static_cast<char>(rng());
+        break;
+      case 1:
+        line.erase(at, 1 + rng() % 8);
+        break;
+      case 2: {
+        const std::size_t colon = line.find(':', at);
+        if (colon == std::string::npos) break;
+        const std::size_t end = line.find_first_of(",}]", colon + 1);
+        line.replace(colon + 1, end - colon - 1, k_tokens[rng() % std::size(k_tokens)]);
+        break;
+      }
+      default: {
+        const std::size_t brace = line.find('{', at);
+        if (brace != std::string::npos) line.insert(brace + 1, "\"bench\":\"twice\",");
       }
     }
+  }
+  return line;
+}
+
+}  // namespace
+
+// parse_record() reads the records benchledger writes through simdjson and leaves anything
+// else to nlohmann; the nlohmann path is the oracle. Random records and random damage to them:
+// whatever the fast path accepts, the full path must accept as the same record, and nothing the
+// full path refuses may get through.
+TEST_CASE("parse_record's fast path reads random records and their mutations as the full path") {
+  std::mt19937_64 rng(20261123);
+  int fast_reads = 0, agreed_refusals = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::string line = random_record_line(rng, trial);
     INFO(line);
     const auto fast = model::parse_record_fast(line);
     std::optional<Record> full;
@@ -452,6 +463,62 @@ TEST_CASE("parse_record's fast path reads random records and their mutations as 
   // Both branches were taken often: a test that never reaches one of them checks nothing there.
   CHECK(fast_reads > 700);
   CHECK(agreed_refusals > 700);
+}
+
+// compare reads most results through read_result_fast(), which must take exactly the results
+// parse_record_fast() takes, with the same values; the full path is the oracle of those.
+TEST_CASE("read_result_fast reads a result exactly when the fast path does, with its values") {
+  const auto check_same = [](const model::ResultView& view, const ResultRecord& result) {
+    CHECK(view.id == result.header.id);
+    CHECK(view.time == result.header.time);
+    CHECK(view.prev == result.header.prev);
+    CHECK(view.run == result.run);
+    CHECK(view.bench == result.bench);
+    CHECK(*view.params == result.params);
+    REQUIRE(view.metrics.size() == result.metrics.size());
+    for (const auto& [name, metric] : view.metrics) {
+      const auto found = result.metrics.find(std::string(name));
+      REQUIRE(found != result.metrics.end());
+      CHECK(metric == found->second);
+      CHECK(to_json(metric).dump() == to_json(found->second).dump());  // -0.0 is not 0.0 here
+    }
+    CHECK(view.primary == result.primary);
+    CHECK(view.ops == result.ops);
+    CHECK(view.errors == result.errors);
+  };
+  std::mt19937_64 rng(20261124);
+  int reads = 0, refusals = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::string line = random_record_line(rng, trial);
+    INFO(line);
+    const auto fast = model::parse_record_fast(line);
+    const auto* result = fast ? std::get_if<ResultRecord>(&*fast) : nullptr;
+    const auto view = model::read_result_fast(line);
+    CHECK(view.has_value() == (result != nullptr));
+    if (view && result != nullptr) {
+      check_same(*view, *result);
+      ++reads;
+    } else if (trial % 3 == 1) {
+      ++refusals;
+    }
+  }
+  CHECK(reads > 200);
+  CHECK(refusals > 200);
+
+  // Metrics with and without samples one after the other, through the storage it reuses; a
+  // record over 1 MiB is left to parse_record().
+  ResultRecord single = sample_result();
+  single.metrics["time"].samples.reset();
+  single.metrics["memory"] = single.metrics["time"];
+  for (const ResultRecord& result : {sample_result(), single, sample_result()}) {
+    const auto view = model::read_result_fast(serialize(result));
+    REQUIRE(view);
+    check_same(*view, result);
+  }
+  ResultRecord large = sample_result();
+  large.bench = std::string(3 << 20, 'b');
+  CHECK_FALSE(model::read_result_fast(serialize(large)));
+  CHECK_FALSE(model::read_result_fast(serialize(sample_note())));
 }
 
 TEST_CASE("a string that is not UTF-8 is refused when written, naming the field") {
