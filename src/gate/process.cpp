@@ -69,6 +69,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
 
+  // A step started after a stop signal (removing the worktrees on the way out) must run to its
+  // end: only a signal that comes while this one starts is passed on below.
+  const bool stopped_before = g_stop_signal != 0;
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -102,8 +105,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   // Both parent and child set the group, so that it exists before either goes on.
   std::ignore = ::setpgid(pid, pid);
   g_step_group = pid;
-  // A signal that came before the step had a group to pass it to.
-  if (g_stop_signal != 0) std::ignore = ::kill(-pid, g_stop_signal);
+  // A signal that came after the fork, before the step had a group to pass it to.
+  if (!stopped_before && g_stop_signal != 0) std::ignore = ::kill(-pid, g_stop_signal);
   ProcessResult result;
   if (capture_stdout) {
     std::ignore = ::close(pipe_fds[1]);
