@@ -11,7 +11,7 @@
 # and prints a Markdown table of the counts. Needs benchledger on PATH, or BENCHLEDGER=PATH.
 # Environment: GATES (default 20), RUNS (runs a side, default 10), ROUNDS (default 5),
 # LOAD_PERIOD (seconds, default 3), BUDGET (seconds, default 1200), LOOP (iterations, 20000),
-# GATE_FLAGS (more flags for every gate, e.g. "--metric user" to judge CPU time, not wall time).
+# GATE_FLAGS (more flags for every gate, e.g. "--metric cpu" to judge CPU time, not wall time).
 set -euo pipefail
 
 gates=${1:-${GATES:-20}}

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,6 +26,7 @@
 #include "cli/compare_flags.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
+#include "gate/process.hpp"
 #include "report/compare_render.hpp"
 
 namespace benchledger::cli {
@@ -183,7 +186,30 @@ Runner add_gate_command(CLI::App& app) {
   sub->footer(
       "reads \"gate\": {\"build\": ..., \"run\": [...]} from HEAD_REV's benchledger.json;\n"
       "docs/ci-gate.md describes the section, the rounds and the CI templates.");
-  return [options]() -> int { return run_gating([&] { return run_gate(*options); }); };
+  return [options]() -> int {
+    int status = 0;
+    {
+      // Ctrl-C or a CI runner's SIGTERM must not leave worktrees behind: the step running gets
+      // the signal, the gate unwinds (removing them), and then ends by the same signal, so that
+      // whatever waits for it sees why.
+      const gate::StopSignals stop_signals;
+      try {
+        status = run_gating([&] { return run_gate(*options); });
+      } catch (const Error&) {
+        // Stopped, or a step the signal broke (a `git worktree add` cut short): the signal says
+        // why, not the error.
+        if (gate::stop_signal() == 0) throw;
+      }
+      if (gate::stop_signal() == 0) return status;
+    }
+    const int signal = gate::stop_signal();
+    std::cerr << fmt::format("gate: stopped by signal {} (SIG{}); its worktrees are removed\n",
+                             signal, ::sigabbrev_np(signal));
+    std::cerr.flush();
+    std::ignore = std::signal(signal, SIG_DFL);
+    std::ignore = std::raise(signal);
+    return 128 + signal;
+  };
 }
 
 }  // namespace benchledger::cli

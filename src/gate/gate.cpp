@@ -49,6 +49,7 @@ void run_shell_step(const SideState& side, const std::string& what, const std::s
                                           short_commit(side.commit), command));
   const ProcessResult done =
       run_process({"/bin/sh", "-c", command}, side.worktree->path(), settings.log, false);
+  throw_if_stopped();
   if (!done.ok()) {
     throw Error(
         fmt::format("the {} of {} ({}) failed ({}); the end of its output:\n{}(all of it "
@@ -76,6 +77,7 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   say(fmt::format("base = {} ({}), head = {} ({})", short_commit(base.commit),
                   settings.base_revision, short_commit(head.commit), settings.head_revision));
 
+  throw_if_stopped();
   head.worktree =
       std::make_unique<Worktree>(repository, head.commit, settings.work / "head", settings.log);
   if (settings.keep_worktrees) head.worktree->keep();
@@ -87,6 +89,7 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   base.worktree =
       std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
   if (settings.keep_worktrees) base.worktree->keep();
+  throw_if_stopped();
 
   if (spec.build) {
     for (SideState* side : {&base, &head}) {
@@ -128,6 +131,7 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
                                            side.name, short_commit(side.commit), entry);
       append_to_log(settings.log, "== " + what + ": " + join(argv));
       const ProcessResult done = run_process(argv, side.worktree->path(), settings.log, true);
+      throw_if_stopped();
       // 1: a case failed, and its record says how: the comparison judges it.
       if (done.exit_code != 0 && done.exit_code != 1) {
         throw Error(fmt::format("{}: `{}` failed ({}); the end of its output:\n{}(all of it in {})",

@@ -45,7 +45,8 @@ struct GateMeasurement {
 // Builds and measures both revisions. Throws Error for anything that keeps the gate from a
 // comparison: no repository, an unknown revision, no `gate` section at HEAD_REV, a failed
 // build, prepare or `benchledger run` (exit 2 or worse; exit 1, a failed case, is measured and
-// judged by the comparison), each naming the side and the log.
+// judged by the comparison), each naming the side and the log. With a StopSignals alive, a stop
+// signal ends the step running and throws Stopped once it has ended; the worktrees go first.
 GateMeasurement measure_revisions(const GateSettings& settings);
 
 }  // namespace benchledger::gate

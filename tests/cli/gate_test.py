@@ -317,6 +317,62 @@ def scenario_config_errors(s):
         fail(f"the error does not name the revision: {done.stderr}")
 
 
+def scenario_stopped(s):
+    # Ctrl-C (SIGINT) or a CI runner's cancel (SIGTERM) in the middle of a build: the build is
+    # stopped with the gate, and no worktree is left behind, on disk or in `git worktree list`.
+    import signal
+    import time
+    pid_file = s.root / "build.pid"
+    build = f"echo $$ > {pid_file} && exec sleep 300"
+    s.commit({"work.sh": "sleep 0.01\n",
+              "benchledger.json": json.dumps({"gate": {"build": build,
+                                                        "run": ["--runs 2 -- sh work.sh"]}})},
+             "base")
+    s.commit({"README": "head\n"}, "head")
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        pid_file.unlink(missing_ok=True)
+        gate = subprocess.Popen([str(s.gate), "HEAD~1", "--out", str(s.out)], cwd=s.repo,
+                                env=s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        # Bounded waits, not timings: the build starts when the worktrees are made.
+        for _ in range(600):
+            if pid_file.is_file() and pid_file.read_text().strip():
+                break
+            if gate.poll() is not None:
+                fail(f"the gate ended before its build started:\n{gate.communicate()}")
+            time.sleep(0.1)
+        else:
+            fail("the build did not start within a minute")
+        build_pid = int(pid_file.read_text())
+        gate.send_signal(stop)
+        try:
+            out, err = gate.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            gate.kill()
+            fail(f"the gate did not stop on {stop.name}")
+        if gate.returncode != -stop:
+            fail(f"expected the gate to end by {stop.name}, got {gate.returncode}:\n{err}")
+        if f"stopped by signal {int(stop)} ({stop.name})" not in err:
+            fail(f"the gate does not say it was stopped by {stop.name}:\n{err}")
+        worktrees = s.git("worktree", "list").stdout.strip().splitlines()
+        if len(worktrees) != 1:
+            fail(f"{stop.name}: worktrees left behind: {worktrees}")
+        left = sorted(p.name for p in s.root.glob("benchledger-gate-*"))
+        if left:
+            fail(f"{stop.name}: temporary directories left behind: {left}")
+        for _ in range(100):  # the build's sleep is gone (or a zombie nobody reaped yet)
+            try:
+                state = pathlib.Path(f"/proc/{build_pid}/stat").read_text().rsplit(")", 1)[1]
+            except FileNotFoundError:
+                break
+            if state.split()[0] in ("Z", "X"):
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(build_pid, signal.SIGKILL)
+            fail(f"{stop.name}: the build (pid {build_pid}) outlived the gate")
+
+
 def scenario_ci_script(s):
     """ci/gate.sh, the script both CI templates call, with the comment explicitly off."""
     commit_slower_head(s)

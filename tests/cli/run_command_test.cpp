@@ -38,8 +38,14 @@ TEST_CASE("run -- CMD appends one run and one result per param combination") {
     CHECK(r["metrics"]["wall"]["unit"] == "ms");
     CHECK(r["metrics"]["wall"]["samples"].size() == 3);
     CHECK(r["metrics"]["wall"]["value"].get<double>() >= ms);
-    for (const char* metric : {"user", "sys", "max_rss"})
+    for (const char* metric : {"user", "sys", "cpu", "max_rss"})
       CHECK(r["metrics"][metric]["samples"].size() == 3);
+    // cpu is each run's user + sys: their sum is exact where the split between them is not.
+    for (std::size_t k = 0; k < 3; ++k) {
+      CHECK(r["metrics"]["cpu"]["samples"][k].get<double>() ==
+            Approx(r["metrics"]["user"]["samples"][k].get<double>() +
+                   r["metrics"]["sys"]["samples"][k].get<double>()));
+    }
     // Each run's own max RSS: sleep needs a couple of MiB, not benchledger's tens.
     CHECK(r["metrics"]["max_rss"]["value"].get<double>() < 8 * 1024 * 1024);
   }

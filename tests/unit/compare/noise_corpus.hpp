@@ -76,6 +76,14 @@ inline double noise(Rng& rng, Shape shape, double cv) {
   return 1.0;
 }
 
+// Timings with two modes, as users' benchmarks often have them (a slower path taken in about a
+// fifth of the runs: a cache miss, a frequency step, a page fault): a value is slow_share of
+// the time `gap` slower (0.1: 10% slower), and every value has gaussian noise of CV cv on top.
+inline double two_modes(Rng& rng, double cv, double slow_share, double gap) {
+  const double mode = rng.uniform() < slow_share ? 1.0 + gap : 1.0;
+  return mode * (1.0 + cv * rng.normal());
+}
+
 inline std::vector<double> draw(Rng& rng, Shape shape, std::size_t n, double cv, double center) {
   std::vector<double> out(n);
   for (double& v : out) v = center * noise(rng, shape, cv);

@@ -58,6 +58,9 @@ def make_sample(size, shape):
     if shape == "bimodal":
         modes = rng.random(size) < 0.3
         return np.where(modes, 110.0, 100.0) + rng.normal(0, 1, size=size)
+    if shape == "two-modes":  # a fifth of the values 10% slower, 5% CV gaussian noise on all
+        modes = rng.random(size) < 0.2
+        return np.where(modes, 110.0, 100.0) * (1 + 0.05 * rng.normal(size=size))
     return 50 + rng.standard_t(df=2, size=size)  # heavy tails
 
 
@@ -71,7 +74,7 @@ def sizes():
 
 
 pairs = []
-shapes = ["lognormal", "rounded", "coarse", "bimodal", "heavy"]
+shapes = ["lognormal", "rounded", "coarse", "bimodal", "two-modes", "heavy"]
 for index in range(600):
     m, n = sizes()
     shape = shapes[index % len(shapes)]
