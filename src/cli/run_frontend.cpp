@@ -27,6 +27,7 @@
 #include <benchledger/record.hpp>
 
 #include "cli/number_flag.hpp"
+#include "cli/run_import.hpp"
 #include "cli/standard_output.hpp"
 #include "engine/command.hpp"
 #include "engine/native.hpp"
@@ -86,8 +87,11 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
       ->take_all()
       ->expected(1);
   app.add_option("--import", o.imports,
-                 "FORMAT FILE: record another harness's output (google-benchmark, hyperfine)")
+                 "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
+                 "pytest-benchmark, go-test, pyperf)")
       ->take_all();
+  app.add_flag("--env-from-here", o.env_from_here,
+               "--import: record this machine's environment, not the one the file states");
   app.add_option("--name", o.name,
                  "the benchmark name of a command (default: the command as written)");
   app.add_option("--prepare", o.prepare, "shell command run before every run of a command");
@@ -589,17 +593,8 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   bool any_failed = false;
   std::string source;
   if (!o.imports.empty()) {
-    source = o.imports.front().first;
-    for (const auto& [format, file] : o.imports) {
-      if (format != source)
-        throw Error("one run imports one format: --import " + source + " and --import " + format);
-      import::ImportedResults imported = import::import_file(format, file);
-      for (ResultRecord& r : imported.results) {
-        r.run = run.header.id;
-        results.push_back(std::move(r));
-      }
-      run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
-    }
+    results = import_into_run(o.imports, run, o.env_from_here, o.quiet);
+    source = run.source;
   } else {
     const bool has_native = std::any_of(jobs.begin(), jobs.end(),
                                         [](const Job& j) { return j.kind != Job::Kind::command; });

@@ -9,6 +9,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "import/file_environment.hpp"
 #include "import/json_input.hpp"
 #include "model/user_file.hpp"
 
@@ -79,6 +80,8 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
   if (!benchmarks.is_array()) fail(origin, "benchmarks", "expected an array");
 
   ImportedResults imported;
+  if (document.contains("context"))
+    imported.environment = google_benchmark_environment(document["context"]);
   if (document.contains("context") && document["context"].is_object()) {
     const auto& context = document["context"];
     if (context.contains("library_build_type") && context["library_build_type"] == "debug") {
@@ -258,7 +261,7 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
       const double seconds = number(times[t], path + ".times[" + std::to_string(t) + "]", origin);
       if (!run_failed[t]) wall.push_back(seconds * 1e3);
     }
-    if (errors > 0) {
+    if (errors > 0 && !wall.empty()) {
       imported.warnings.push_back(origin + ": " + command + ": " + std::to_string(errors) + " of " +
                                   std::to_string(times.size()) +
                                   " runs exited with a non-zero status; their times are left out");
@@ -297,20 +300,29 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
 }
 
 const std::vector<std::string>& import_formats() {
-  static const std::vector<std::string> formats = {"google-benchmark", "hyperfine"};
+  static const std::vector<std::string> formats = {
+      "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf"};
   return formats;
 }
 
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path) {
   if (std::find(import_formats().begin(), import_formats().end(), format) ==
       import_formats().end()) {
-    throw Error("--import " + format + ": unknown format (known: google-benchmark, hyperfine)");
+    std::string known;
+    for (const std::string& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
+    throw Error("--import " + format + ": unknown format (known: " + known + ")");
   }
   // Bounded, and a regular file only: a FIFO would block, a device might never end.
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
-  return format == "google-benchmark" ? read_google_benchmark(content, origin)
-                                      : read_hyperfine(content, origin);
+  const std::string chosen = format == "auto" ? detect_format(content, origin) : format;
+  ImportedResults imported = chosen == "google-benchmark"   ? read_google_benchmark(content, origin)
+                             : chosen == "hyperfine"        ? read_hyperfine(content, origin)
+                             : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
+                             : chosen == "go-test"          ? read_go_test(content, origin)
+                                                            : read_pyperf(content, origin);
+  imported.format = chosen;
+  return imported;
 }
 
 }  // namespace benchledger::import

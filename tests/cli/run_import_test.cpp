@@ -157,5 +157,6 @@ TEST_CASE("an import is a run of its own and names the formats it knows") {
   const auto unknown = run_cli({"run", "--import", "criterion", (dir.path() / "x.json").string(),
                                 "--ledger", (dir.path() / "l.ndjson").string()});
   CHECK(unknown.status == 2);
-  CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: google-benchmark, hyperfine)"));
+  CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: auto, google-benchmark, "
+                                          "hyperfine, pytest-benchmark, go-test, pyperf)"));
 }

@@ -298,10 +298,12 @@ TEST_CASE("import_file reads a file by format, and names an unknown format or a 
   write_file(dir / "hyperfine.json", k_hyperfine);
   CHECK(import::import_file("google-benchmark", dir / "gbench.json").results.size() == 2);
   CHECK(import::import_file("hyperfine", dir / "hyperfine.json").results.size() == 2);
-  CHECK(import::import_formats() == vector<string>{"google-benchmark", "hyperfine"});
+  CHECK(import::import_formats() == vector<string>{"auto", "google-benchmark", "hyperfine",
+                                                   "pytest-benchmark", "go-test", "pyperf"});
 
   CHECK_THROWS_WITH(import::import_file("criterion", dir / "gbench.json"),
-                    "--import criterion: unknown format (known: google-benchmark, hyperfine)");
+                    "--import criterion: unknown format (known: auto, google-benchmark, hyperfine, "
+                    "pytest-benchmark, go-test, pyperf)");
   const auto missing = (dir / "missing.json").string();
   CHECK_THROWS_WITH(import::import_file("hyperfine", missing),
                     "cannot read " + missing + ": No such file or directory");
