@@ -12,12 +12,13 @@ using nlohmann::json;
 
 namespace {
 
-// The project's virtual environment that tools/setup fills with pytest-benchmark and pyperf.
+// The project's virtual environment's interpreter (BENCHLEDGER_PYTHON3), which tools/setup
+// gives pytest-benchmark and pyperf from tools/python-requirements.txt.
 std::string venv_python() {
-  const auto python = source_dir() / ".venv" / "bin" / "python";
-  if (!std::filesystem::exists(python))
-    throw std::runtime_error(python.string() + " is missing: run tools/setup");
-  return python.string();
+  const std::string python = python3();
+  if (python.find("/.venv/") == std::string::npos)
+    throw std::runtime_error(python + " is not the project's .venv: run tools/setup, then cmake");
+  return python;
 }
 
 std::string go() {
