@@ -76,7 +76,7 @@ void split_name(const std::string& full, GoBenchmark& b) {
   if (const auto dash = name.rfind('-');
       dash != std::string::npos && dash + 1 < name.size() &&
       name.find_first_not_of("0123456789", dash + 1) == std::string::npos) {
-    b.params["procs"] = std::stoll(name.substr(dash + 1));
+    b.params["procs"] = param_value(name.substr(dash + 1));
     name.resize(dash);
   }
   std::string bench;
@@ -144,6 +144,9 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
         iterations_text.find_first_not_of("0123456789") != std::string::npos)
       continue;
     const std::string where = place + std::to_string(line_number);
+    const ParamValue iterations = param_value(iterations_text);
+    if (!std::holds_alternative<std::int64_t>(iterations))
+      throw Error(where + ": " + name + ": " + iterations_text + " iterations is out of range");
     std::vector<std::pair<double, std::string>> values;
     std::string value_text, unit;
     while (fields >> value_text) {
@@ -166,7 +169,7 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
       if (!package.empty()) benchmarks[key].params["pkg"] = package;
     }
     GoBenchmark& b = benchmarks[key];
-    b.iterations += std::stoll(iterations_text);
+    b.iterations += std::get<std::int64_t>(iterations);
     for (const auto& [value, unit_text] : values) {
       const std::string metric = metric_name(unit_text);
       if (b.metrics.count(metric) == 0) {

@@ -57,7 +57,6 @@ ImportedResults read_pyperf(std::string_view json_text, const std::string& origi
   if (!common.is_object()) fail(origin, "metadata", "expected an object");
   ImportedResults imported;
   FileEnvironment& file = imported.environment;
-  file.tool_version = std::nullopt;
   read_metadata(common, file);
 
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {

@@ -97,7 +97,7 @@ ImportedResults read_pytest_benchmark(std::string_view json_text, const std::str
     const std::int64_t rounds =
         count(member(stats, "rounds", stats_path, origin), stats_path + ".rounds", origin);
     const std::int64_t iterations =
-        entry.contains("stats") && stats.contains("iterations")
+        stats.contains("iterations")
             ? count(stats["iterations"], stats_path + ".iterations", origin)
             : 1;
     if (const auto data = stats.find("data"); data != stats.end()) {
