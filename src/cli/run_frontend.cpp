@@ -58,8 +58,11 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
       ->take_all()
       ->expected(1);
   app.add_option("--import", o.imports,
-                 "FORMAT FILE: record another harness's output (google-benchmark, hyperfine)")
+                 "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
+                 "pytest-benchmark, go-test, pyperf)")
       ->take_all();
+  app.add_flag("--env-from-here", o.env_from_here,
+               "--import: record this machine's environment, not the one the file states");
   app.add_option("--name", o.name,
                  "the benchmark name of a command (default: the command as written)");
   app.add_option("--prepare", o.prepare, "shell command run before every run of a command");

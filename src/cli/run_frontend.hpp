@@ -34,6 +34,7 @@ struct RunOptions {
   // `benchledger run` only:
   std::vector<std::string> suites;
   std::vector<std::pair<std::string, std::string>> imports;  // format, file
+  bool env_from_here = false;  // --import: this machine's environment, not the file's
   std::optional<std::string> name;
   std::optional<std::string> prepare, cleanup;
   bool shell = false;

@@ -11,11 +11,11 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "cli/run_import.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_steps.hpp"
 #include "engine/records.hpp"
 #include "env/env.hpp"
-#include "import/import.hpp"
 #include "model/record_lines.hpp"
 #include "model/redact.hpp"
 
@@ -140,17 +140,7 @@ RunRecord new_run_record(const std::optional<std::string>& label, const Config& 
 
 Measured import_results(const RunOptions& o, RunRecord& run) {
   Measured measured;
-  run.source = o.imports.front().first;
-  for (const auto& [format, file] : o.imports) {
-    if (format != run.source)
-      throw Error("one run imports one format: --import " + run.source + " and --import " + format);
-    import::ImportedResults imported = import::import_file(format, file);
-    for (ResultRecord& r : imported.results) {
-      r.run = run.header.id;
-      measured.results.push_back(std::move(r));
-    }
-    run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
-  }
+  measured.results = import_into_run(o.imports, run, o.env_from_here, o.quiet);
   return measured;
 }
 

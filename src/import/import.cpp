@@ -7,93 +7,17 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include <benchledger/error.hpp>
 
+#include "import/file_environment.hpp"
+#include "import/json_input.hpp"
 #include "model/user_file.hpp"
 
 namespace benchledger::import {
 
 namespace {
 
-using nlohmann::json;
-
-[[noreturn]] void fail(const std::string& origin, const std::string& field,
-                       const std::string& problem) {
-  if (field.empty()) throw Error(origin + ": the document: " + problem);
-  throw Error(origin + ": field \"" + field + "\": " + problem);
-}
-
-json parse_json(std::string_view text, const std::string& origin) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(origin + ": not JSON: " + e.what());
-  }
-}
-
-const json& member(const json& object, const std::string& key, const std::string& path,
-                   const std::string& origin) {
-  if (!object.is_object()) fail(origin, path, "expected an object");
-  const auto it = object.find(key);
-  if (it == object.end()) fail(origin, path.empty() ? key : path + "." + key, "missing");
-  return *it;
-}
-
-double number(const json& value, const std::string& path, const std::string& origin) {
-  if (!value.is_number()) fail(origin, path, "expected a number");
-  const double x = value.get<double>();
-  if (!std::isfinite(x)) fail(origin, path, "expected a finite number");
-  return x;
-}
-
-std::string text(const json& value, const std::string& path, const std::string& origin) {
-  if (!value.is_string()) fail(origin, path, "expected a string");
-  return value.get<std::string>();
-}
-
-// An optional string member of an entry, or `absent` when it is not there.
-std::string text_or(const json& entry, const std::string& key, const std::string& absent,
-                    const std::string& path, const std::string& origin) {
-  const auto it = entry.find(key);
-  return it == entry.end() ? absent : text(*it, path + "." + key, origin);
-}
-
-// An optional boolean member of an entry, false when it is not there.
-bool flag(const json& entry, const std::string& key, const std::string& path,
-          const std::string& origin) {
-  const auto it = entry.find(key);
-  if (it == entry.end()) return false;
-  if (!it->is_boolean()) fail(origin, path + "." + key, "expected true or false");
-  return it->get<bool>();
-}
-
-ResultRecord new_result(std::string bench) {
-  ResultRecord r;
-  r.header.id = new_ulid();
-  r.header.time = now_rfc3339();
-  r.header.prev = std::string(k_zero_hash);
-  r.bench = std::move(bench);
-  return r;
-}
-
-// The same shape the engine gives a case that produced no measurement (docs/engine.md).
-ResultRecord failed(std::string bench, const std::string& message, std::int64_t ops,
-                    std::int64_t errors) {
-  ResultRecord r = new_result(std::move(bench));
-  r.metrics["failed"] = single_value_metric("count", Better::lower, 1);
-  r.primary = "failed";
-  r.ops = ops;
-  r.errors = errors;
-  r.header.extra["failure"] = {{"kind", "error"}, {"message", message}};
-  return r;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using namespace detail;
 
 // Keys of a google-benchmark entry that are not user counters.
 const std::set<std::string>& google_fixed_keys() {
@@ -126,10 +50,27 @@ struct GoogleGroup {
   std::vector<double> real, cpu, items, bytes;
   std::map<std::string, std::vector<double>> counters;
   std::map<std::string, double> aggregates;  // aggregate_name -> real_time (time aggregates only)
+  // aggregate_name -> real_time of aggregates whose aggregate_unit is `percentage` (a fraction:
+  // `cv` is stddev / mean)
+  std::map<std::string, double> percentages;
   std::string time_unit;
   std::int64_t iterations = 0;
   std::optional<std::string> error;
 };
+
+// The fit that ->Complexity() reports for a family: the `BigO` entry (the coefficients of the
+// term `big_o`, in time_unit per unit of that term) and the `RMS` entry (the fit's normalized
+// root mean square error, a fraction).
+struct ComplexityFit {
+  std::optional<std::string> big_o, time_unit;
+  std::optional<double> real_coefficient, cpu_coefficient, rms;
+};
+
+bool is_complexity(const json& entry) {
+  const auto name = entry.find("aggregate_name");
+  return entry.contains("big_o") || entry.contains("rms") ||
+         (name != entry.end() && (*name == "BigO" || *name == "RMS"));
+}
 
 }  // namespace
 
@@ -139,20 +80,40 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
   if (!benchmarks.is_array()) fail(origin, "benchmarks", "expected an array");
 
   ImportedResults imported;
+  if (document.contains("context"))
+    imported.environment = google_benchmark_environment(document["context"]);
   if (document.contains("context") && document["context"].is_object()) {
     const auto& context = document["context"];
     if (context.contains("library_build_type") && context["library_build_type"] == "debug") {
       imported.warnings.push_back(origin + ": the google-benchmark library was a debug build");
     }
   }
-  std::vector<std::string> order;
+  std::vector<std::string> order, fit_order;
   std::map<std::string, GoogleGroup> groups;
+  std::map<std::string, ComplexityFit> fits;
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {
     const std::string path = "benchmarks[" + std::to_string(i) + "]";
     const json& entry = benchmarks[i];
     if (!entry.is_object()) fail(origin, path, "expected an object");
     const std::string name = text(member(entry, "name", path, origin), path + ".name", origin);
     const std::string run_name = text_or(entry, "run_name", name, path, origin);
+    // A family's fit, not a case of its own: its run_name is the family's.
+    const std::string run_type = text_or(entry, "run_type", "iteration", path, origin);
+    if (run_type == "aggregate" && is_complexity(entry)) {
+      if (fits.count(run_name) == 0) fit_order.push_back(run_name);
+      ComplexityFit& fit = fits[run_name];
+      if (entry.contains("big_o")) {
+        fit.big_o = text(entry["big_o"], path + ".big_o", origin);
+        fit.time_unit = text_or(entry, "time_unit", "ns", path, origin);
+      }
+      if (entry.contains("real_coefficient"))
+        fit.real_coefficient =
+            number(entry["real_coefficient"], path + ".real_coefficient", origin);
+      if (entry.contains("cpu_coefficient"))
+        fit.cpu_coefficient = number(entry["cpu_coefficient"], path + ".cpu_coefficient", origin);
+      if (entry.contains("rms")) fit.rms = number(entry["rms"], path + ".rms", origin);
+      continue;
+    }
     if (groups.count(run_name) == 0) order.push_back(run_name);
     GoogleGroup& group = groups[run_name];
     if (flag(entry, "error_occurred", path, origin)) {
@@ -166,12 +127,13 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
            "\"" + unit + "\" differs from the earlier \"" + group.time_unit + "\"");
     }
     group.time_unit = unit;
-    const std::string run_type = text_or(entry, "run_type", "iteration", path, origin);
     if (run_type == "aggregate") {
-      if (text_or(entry, "aggregate_unit", "time", path, origin) == "time" &&
-          entry.contains("real_time")) {
-        group.aggregates[text_or(entry, "aggregate_name", "?", path, origin)] =
-            number(entry["real_time"], path + ".real_time", origin);
+      const std::string aggregate_unit = text_or(entry, "aggregate_unit", "time", path, origin);
+      const std::string aggregate_name = text_or(entry, "aggregate_name", "?", path, origin);
+      if (aggregate_unit == "time" && entry.contains("real_time")) {
+        group.aggregates[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
+      } else if (aggregate_unit == "percentage" && entry.contains("real_time")) {
+        group.percentages[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
       }
       continue;
     }
@@ -199,9 +161,9 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
   for (const std::string& run_name : order) {
     const GoogleGroup& group = groups[run_name];
     if (group.error && group.real.empty()) {
-      imported.results.push_back(failed(run_name, *group.error,
-                                        std::max<std::int64_t>(group.iterations, 1),
-                                        std::max<std::int64_t>(group.iterations, 1)));
+      imported.results.push_back(failed_result(run_name, *group.error,
+                                               std::max<std::int64_t>(group.iterations, 1),
+                                               std::max<std::int64_t>(group.iterations, 1)));
       continue;
     }
     ResultRecord r = new_result(run_name);
@@ -222,19 +184,46 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
         r.metrics[name] =
             metric_from_samples("count", higher ? Better::higher : Better::lower, values);
       }
-    } else if (!group.aggregates.empty()) {
-      const auto median = group.aggregates.find("median");
-      const double value =
-          median != group.aggregates.end() ? median->second : group.aggregates.begin()->second;
-      r.metrics["time"] = single_value_metric(group.time_unit, Better::lower, value);
+    } else if (!group.aggregates.empty() || !group.percentages.empty()) {
+      if (!group.aggregates.empty()) {
+        const auto median = group.aggregates.find("median");
+        const double value =
+            median != group.aggregates.end() ? median->second : group.aggregates.begin()->second;
+        r.metrics["time"] = single_value_metric(group.time_unit, Better::lower, value);
+      }
+      // Kept only without samples: with them, compare computes its own spread.
+      for (const auto& [name, fraction] : group.percentages)
+        r.metrics[name] = single_value_metric("%", Better::lower, fraction * 100);
       imported.warnings.push_back(origin + ": " + run_name +
                                   ": only aggregates were reported (no samples); rerun without "
                                   "--benchmark_report_aggregates_only to compare with statistics");
     } else {
       fail(origin, "benchmarks", "\"" + run_name + "\" has neither iterations nor aggregates");
     }
-    r.primary = "time";
+    r.primary = r.metrics.count("time") != 0 ? "time" : r.metrics.begin()->first;
     r.ops = group.iterations;
+    r.errors = 0;
+    imported.results.push_back(std::move(r));
+  }
+  for (const std::string& run_name : fit_order) {
+    const ComplexityFit& fit = fits[run_name];
+    ResultRecord r = new_result(run_name);
+    if (fit.big_o) r.params["big_o"] = *fit.big_o;  // a different term is a different case
+    const std::string unit = fit.time_unit.value_or("ns");
+    if (fit.real_coefficient)
+      r.metrics["real_coefficient"] =
+          single_value_metric(unit, Better::lower, *fit.real_coefficient);
+    if (fit.cpu_coefficient)
+      r.metrics["cpu_coefficient"] = single_value_metric(unit, Better::lower, *fit.cpu_coefficient);
+    if (fit.rms) r.metrics["rms"] = single_value_metric("%", Better::lower, *fit.rms * 100);
+    if (r.metrics.empty()) {
+      imported.warnings.push_back(origin + ": " + run_name +
+                                  ": a complexity entry without coefficients or rms, skipped");
+      continue;
+    }
+    r.primary =
+        r.metrics.count("real_coefficient") != 0 ? "real_coefficient" : r.metrics.begin()->first;
+    r.ops = 0;
     r.errors = 0;
     imported.results.push_back(std::move(r));
   }
@@ -254,22 +243,46 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
     const json& times = member(entry, "times", path, origin);
     if (!times.is_array() || times.empty())
       fail(origin, path + ".times", "expected a non-empty array");
-    std::vector<double> wall;
-    for (std::size_t t = 0; t < times.size(); ++t) {
-      wall.push_back(number(times[t], path + ".times[" + std::to_string(t) + "]", origin) * 1e3);
-    }
+    // A run that exited non-zero is an error, not a sample: its time measures the failure.
+    std::vector<bool> run_failed(times.size(), false);
     std::int64_t errors = 0;
-    if (entry.contains("exit_codes") && entry["exit_codes"].is_array()) {
-      for (const auto& code : entry["exit_codes"]) {
-        if (!code.is_number_integer() || code.get<std::int64_t>() != 0) ++errors;
+    if (entry.contains("exit_codes")) {
+      const json& codes = entry["exit_codes"];
+      if (!codes.is_array() || codes.size() != times.size())
+        fail(origin, path + ".exit_codes",
+             "expected an array of " + std::to_string(times.size()) + " exit codes, one per time");
+      for (std::size_t t = 0; t < codes.size(); ++t) {
+        // null: killed by a signal
+        run_failed[t] = !codes[t].is_number_integer() || codes[t].get<std::int64_t>() != 0;
+        errors += run_failed[t] ? 1 : 0;
       }
     }
-    ResultRecord r = new_result(command);
+    std::vector<double> wall;
+    for (std::size_t t = 0; t < times.size(); ++t) {
+      const double seconds = number(times[t], path + ".times[" + std::to_string(t) + "]", origin);
+      if (!run_failed[t]) wall.push_back(seconds * 1e3);
+    }
+    if (errors > 0 && !wall.empty()) {
+      imported.warnings.push_back(origin + ": " + command + ": " + std::to_string(errors) + " of " +
+                                  std::to_string(times.size()) +
+                                  " runs exited with a non-zero status; their times are left out");
+    }
+    ResultRecord r = wall.empty()
+                         ? failed_result(command,
+                                         "every one of its " + std::to_string(times.size()) +
+                                             " runs exited with a non-zero status",
+                                         errors, errors)
+                         : new_result(command);
     if (entry.contains("parameters") && entry["parameters"].is_object()) {
       for (const auto& [key, value] : entry["parameters"].items()) {
         r.params[key] =
             value.is_string() ? ParamValue(value.get<std::string>()) : ParamValue(value.dump());
       }
+    }
+    if (wall.empty()) {
+      imported.warnings.push_back(origin + ": " + command + ": every run failed");
+      imported.results.push_back(std::move(r));
+      continue;
     }
     r.metrics["wall"] = metric_from_samples("ms", Better::lower, wall);
     if (entry.contains("user"))
@@ -280,7 +293,7 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
           "ms", Better::lower, number(entry["system"], path + ".system", origin) * 1e3);
     }
     r.primary = "wall";
-    r.ops = static_cast<std::int64_t>(wall.size());
+    r.ops = static_cast<std::int64_t>(times.size());
     r.errors = errors;
     imported.results.push_back(std::move(r));
   }
@@ -288,20 +301,29 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
 }
 
 const std::vector<std::string>& import_formats() {
-  static const std::vector<std::string> formats = {"google-benchmark", "hyperfine"};
+  static const std::vector<std::string> formats = {
+      "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf"};
   return formats;
 }
 
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path) {
   if (std::find(import_formats().begin(), import_formats().end(), format) ==
       import_formats().end()) {
-    throw Error("--import " + format + ": unknown format (known: google-benchmark, hyperfine)");
+    std::string known;
+    for (const std::string& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
+    throw Error("--import " + format + ": unknown format (known: " + known + ")");
   }
   // Bounded, and a regular file only: a FIFO would block, a device might never end.
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
-  return format == "google-benchmark" ? read_google_benchmark(content, origin)
-                                      : read_hyperfine(content, origin);
+  const std::string chosen = format == "auto" ? detect_format(content, origin) : format;
+  ImportedResults imported = chosen == "google-benchmark"   ? read_google_benchmark(content, origin)
+                             : chosen == "hyperfine"        ? read_hyperfine(content, origin)
+                             : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
+                             : chosen == "go-test"          ? read_go_test(content, origin)
+                                                            : read_pyperf(content, origin);
+  imported.format = chosen;
+  return imported;
 }
 
 }  // namespace benchledger::import

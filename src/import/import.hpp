@@ -6,17 +6,35 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <benchledger/record.hpp>
 
 namespace benchledger::import {
 
+// Where and when a file says its numbers were measured (docs/import.md, "Environment"). A field
+// the file does not give stays null, never the importing machine's value.
+struct FileEnvironment {
+  Env env;  // env.fingerprint is left empty: the caller computes it
+  // The dotted names of the env fields the file gave (cpu.model, host, ...), in to_json order.
+  std::vector<std::string> from_file;
+  std::optional<std::string> measured_at;   // the file's own date or time, as it writes it
+  std::optional<std::string> tool_version;  // the harness's version when the file says
+  // What the file says about its environment that no env field holds (the executable, the
+  // library's build type, the Python implementation, ...), by the file's own names.
+  nlohmann::json facts = nlohmann::json::object();
+};
+
 struct ImportedResults {
   std::vector<ResultRecord> results;
   std::vector<std::string> warnings;  // for the run's warnings (a debug build, no samples, ...)
+  FileEnvironment environment;
+  std::string format;  // the format read: the one asked for, or the one `auto` chose
 };
 
 // google-benchmark's JSON (--benchmark_format=json or --benchmark_out). One result per
@@ -31,14 +49,37 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
 // a non-zero exit code.
 ImportedResults read_hyperfine(std::string_view json_text, const std::string& origin);
 
-// The formats import_file knows: google-benchmark, hyperfine.
+// pytest-benchmark's --benchmark-json: one result per benchmark (`fullname`): `time` (s, one
+// sample per round when --benchmark-save-data kept them, else the tool's statistics), ops =
+// rounds × iterations; `test_x[a-b]` gives params `param` (the id) and, from `params`, each
+// parametrize argument. The environment from machine_info and commit_info.
+ImportedResults read_pytest_benchmark(std::string_view json_text, const std::string& origin);
+
+// `go test -bench` output, as text or as `go test -json` events: one result per benchmark
+// name (the `-N` GOMAXPROCS suffix becomes param `procs`, `/key=value` parts params of their
+// own), one sample per -count line of each metric: `time` (ns/op, primary), `bytes` (B/op),
+// `allocs` (allocs/op), MB/s and custom units. goos, goarch, pkg and cpu lines as environment.
+ImportedResults read_go_test(std::string_view text, const std::string& origin);
+
+// pyperf's JSON (`-o FILE`, `pyperf dump` input): one result per benchmark, `time` (s) with
+// every value of every run as a sample (warmups left out); the suite's and the benchmark's
+// metadata as environment.
+ImportedResults read_pyperf(std::string_view json_text, const std::string& origin);
+
+// The format a file's content is in, from its first bytes and JSON keys: one of
+// import_formats() other than "auto". Throws Error naming the file when none fits.
+std::string detect_format(std::string_view text, const std::string& origin);
+
+// The formats import_file knows: auto, google-benchmark, hyperfine, pytest-benchmark, go-test,
+// pyperf.
 const std::vector<std::string>& import_formats();
 
 // The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of
 // cases with their samples, and a bound on the memory its JSON takes.
 inline constexpr std::size_t k_max_import_bytes = 64u << 20;
 
-// The run record's `source` for a format (the format's own name). Throws Error naming `path`
+// The run record's `source` for a format (the format's own name); `auto` reads the format
+// detect_format finds, and ImportedResults::format says which. Throws Error naming `path`
 // when it is not a regular file (a FIFO or device is not read) or is over k_max_import_bytes.
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path);
 

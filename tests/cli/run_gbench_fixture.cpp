@@ -29,4 +29,16 @@ static void BM_Refuses(benchmark::State& state) {
 }
 BENCHMARK(BM_Refuses);
 
+// ->Complexity() adds the family's fit: a BigO entry (time) and an RMS entry (percentage).
+static void BM_Linear(benchmark::State& state) {
+  std::vector<int> values(static_cast<std::size_t>(state.range(0)), 1);
+  for (auto _ : state) {
+    long sum = 0;
+    for (int v : values) sum += v;
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_Linear)->RangeMultiplier(4)->Range(16, 256)->Complexity(benchmark::oN);
+
 BENCHMARK_MAIN();

@@ -12,6 +12,7 @@ TEST_CASE("google-benchmark JSON becomes one result per benchmark with repetitio
   const auto output = dir.path() / "gbench.json";
   const auto produced =
       run(RUN_GBENCH_FIXTURE, {"--benchmark_format=json", "--benchmark_repetitions=3",
+                               "--benchmark_filter=^BM_(Empty|SumItems|Refuses)",
                                "--benchmark_min_time=0.01", "--benchmark_out=" + output.string()});
   REQUIRE(produced.status == 0);
   const auto ledger = dir.path() / "ledger.ndjson";
@@ -67,6 +68,86 @@ TEST_CASE("hyperfine's exported JSON becomes one result per command with each ru
   CHECK(schema_problems(ledger).empty());
 }
 
+TEST_CASE("google-benchmark's complexity fit becomes a result of its own, not a refusal") {
+  TempDir dir;
+  const auto output = dir.path() / "complexity.json";
+  const auto produced = run(RUN_GBENCH_FIXTURE,
+                            {"--benchmark_filter=BM_Linear", "--benchmark_min_time=0.01",
+                             "--benchmark_out_format=json", "--benchmark_out=" + output.string()});
+  REQUIRE(produced.status == 0);
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli(
+      {"run", "--import", "google-benchmark", output.string(), "--ledger", ledger.string(), "-q"});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 4);  // 16, 64, 256 and the fit
+  CHECK(results[0]["bench"] == "BM_Linear/16");
+  const json& fit = results[3];
+  CHECK(fit["bench"] == "BM_Linear");
+  CHECK(fit["params"]["big_o"] == "N");
+  CHECK(fit["primary"] == "real_coefficient");
+  CHECK(fit["metrics"]["real_coefficient"]["unit"] == "ns");
+  CHECK(fit["metrics"]["real_coefficient"]["value"].get<double>() > 0);
+  CHECK(fit["metrics"]["cpu_coefficient"]["value"].get<double>() > 0);
+  CHECK(fit["metrics"]["rms"]["unit"] == "%");
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("google-benchmark aggregates alone keep the percentage ones (cv) as metrics in %") {
+  TempDir dir;
+  const auto output = dir.path() / "aggregates.json";
+  const auto produced = run(RUN_GBENCH_FIXTURE,
+                            {"--benchmark_filter=BM_Empty", "--benchmark_min_time=0.01",
+                             "--benchmark_repetitions=3", "--benchmark_report_aggregates_only=true",
+                             "--benchmark_out_format=json", "--benchmark_out=" + output.string()});
+  REQUIRE(produced.status == 0);
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli(
+      {"run", "--import", "google-benchmark", output.string(), "--ledger", ledger.string()});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  CHECK_THAT(result.err, Catch::Contains("only aggregates were reported"));
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["primary"] == "time");
+  REQUIRE(results[0]["metrics"].contains("cv"));
+  CHECK(results[0]["metrics"]["cv"]["unit"] == "%");
+  CHECK(results[0]["metrics"]["cv"]["better"] == "lower");
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("hyperfine's failed runs are counted as errors, not kept as samples") {
+  TempDir dir;
+  const auto output = dir.path() / "hyperfine.json";
+  const auto once = dir.path() / "once";
+  std::ofstream(once) << "";
+  // The first run finds the file and removes it (exit 0); the next two fail (exit 3).
+  const auto produced =
+      run("/usr/bin/hyperfine",
+          {"-i", "--runs", "3", "--export-json", output.string(), "-n", "once", "-n", "fails",
+           "rm " + once.string() + " 2>/dev/null || exit 3", "exit 1"});
+  REQUIRE(produced.status == 0);
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result =
+      run_cli({"run", "--import", "hyperfine", output.string(), "--ledger", ledger.string()});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  CHECK_THAT(result.err, Catch::Contains("2 of 3 runs exited with a non-zero status"));
+  CHECK_THAT(result.err, Catch::Contains("fails: every run failed"));
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 2);
+  CHECK(results[0]["bench"] == "once");
+  CHECK(results[0]["metrics"]["wall"]["samples"].size() == 1);
+  CHECK(results[0]["ops"] == 3);
+  CHECK(results[0]["errors"] == 2);
+  CHECK(results[1]["bench"] == "fails");
+  CHECK(results[1]["primary"] == "failed");
+  CHECK(results[1]["errors"] == 3);
+  CHECK(results[1]["metrics"].count("wall") == 0);
+  CHECK(schema_problems(ledger).empty());
+}
+
 TEST_CASE("an import is a run of its own and names the formats it knows") {
   ScratchDir dir;
   const auto mixed = run_cli({"run", "--import", "google-benchmark", "x.json", "--", "true"});
@@ -76,5 +157,6 @@ TEST_CASE("an import is a run of its own and names the formats it knows") {
   const auto unknown = run_cli({"run", "--import", "criterion", (dir.path() / "x.json").string(),
                                 "--ledger", (dir.path() / "l.ndjson").string()});
   CHECK(unknown.status == 2);
-  CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: google-benchmark, hyperfine)"));
+  CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: auto, google-benchmark, "
+                                          "hyperfine, pytest-benchmark, go-test, pyperf)"));
 }

@@ -18,3 +18,10 @@ add_dependencies(run_import_cli_test run_gbench_fixture)
 # The build type a BENCHLEDGER_MAIN program reports from its own NDEBUG.
 target_compile_definitions(run_native_cli_test PRIVATE
                            BENCHLEDGER_EXPECTED_BUILD_TYPE="$<IF:$<CONFIG:Debug>,Debug,Release>")
+# The real harnesses' outputs: go test (Debian's golang-go), pytest-benchmark and pyperf from the
+# project's .venv (tools/setup), and the google-benchmark fixture above.
+benchledger_add_test(run_import_harness_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_harness_test.cpp LABELS cli)
+target_compile_definitions(run_import_harness_cli_test PRIVATE
+                           RUN_GBENCH_FIXTURE="$<TARGET_FILE:run_gbench_fixture>")
+add_dependencies(run_import_harness_cli_test run_gbench_fixture)

@@ -196,11 +196,23 @@ TEST_CASE("a bad google-benchmark file is refused naming the file and the field"
                      R"({"benchmarks": [{"name": "x", "iterations": 1, "real_time": 1,
                                          "cpu_time": null}]})"),
              Equals("bench.json: field \"benchmarks[0].cpu_time\": expected a number"));
-  CHECK_THAT(refusal("google-benchmark", R"({"benchmarks": [{"name": "x_cv", "run_name": "x",
+  CHECK_THAT(refusal("google-benchmark", R"({"benchmarks": [{"name": "x_mean", "run_name": "x",
                                             "run_type": "aggregate", "iterations": 1,
-                                            "aggregate_unit": "percentage", "real_time": 1}]})"),
+                                            "aggregate_name": "mean"}]})"),
              Equals("bench.json: field \"benchmarks\": \"x\" has neither iterations nor "
                     "aggregates"));
+}
+
+TEST_CASE("a google-benchmark percentage aggregate alone is kept as a metric in %") {
+  const auto imported = import::read_google_benchmark(
+      R"({"benchmarks": [{"name": "x_cv", "run_name": "x", "run_type": "aggregate",
+                          "iterations": 1, "aggregate_name": "cv",
+                          "aggregate_unit": "percentage", "real_time": 0.25}]})",
+      "bench.json");
+  REQUIRE(imported.results.size() == 1);
+  CHECK(imported.results[0].primary == "cv");
+  CHECK(imported.results[0].metrics.at("cv").unit == "%");
+  CHECK(imported.results[0].metrics.at("cv").value == Approx(25));
 }
 
 TEST_CASE("a google-benchmark field of the wrong type is refused, not an internal error") {
@@ -223,7 +235,10 @@ TEST_CASE("a google-benchmark field of the wrong type is refused, not an interna
 TEST_CASE("hyperfine JSON gives one result per command with each run a sample, in ms") {
   const auto imported = import::read_hyperfine(k_hyperfine, "hyperfine.json");
   REQUIRE(imported.results.size() == 2);
-  CHECK(imported.warnings.empty());
+  REQUIRE(imported.warnings.size() == 1);
+  CHECK(imported.warnings[0] ==
+        "hyperfine.json: sleep 0.02: 1 of 2 runs exited with a non-zero "
+        "status; their times are left out");
 
   const ResultRecord& first = imported.results[0];
   CHECK(first.bench == "sleep 0.01");
@@ -249,8 +264,10 @@ TEST_CASE("hyperfine JSON gives one result per command with each run a sample, i
 
   const ResultRecord& second = imported.results[1];
   CHECK(second.bench == "sleep 0.02");
-  CHECK(second.errors == 1);  // one run exited 1
+  CHECK(second.errors == 1);  // one run exited 1: its time is not a sample
   CHECK(second.ops == 2);
+  REQUIRE(second.metrics.at("wall").samples->size() == 1);
+  CHECK((*second.metrics.at("wall").samples)[0] == Approx(20.3));
   // A parameter that is not a string is kept as its JSON text.
   CHECK(second.params.at("round") == ParamValue(string("2")));
 }
@@ -281,10 +298,12 @@ TEST_CASE("import_file reads a file by format, and names an unknown format or a 
   write_file(dir / "hyperfine.json", k_hyperfine);
   CHECK(import::import_file("google-benchmark", dir / "gbench.json").results.size() == 2);
   CHECK(import::import_file("hyperfine", dir / "hyperfine.json").results.size() == 2);
-  CHECK(import::import_formats() == vector<string>{"google-benchmark", "hyperfine"});
+  CHECK(import::import_formats() == vector<string>{"auto", "google-benchmark", "hyperfine",
+                                                   "pytest-benchmark", "go-test", "pyperf"});
 
   CHECK_THROWS_WITH(import::import_file("criterion", dir / "gbench.json"),
-                    "--import criterion: unknown format (known: google-benchmark, hyperfine)");
+                    "--import criterion: unknown format (known: auto, google-benchmark, hyperfine, "
+                    "pytest-benchmark, go-test, pyperf)");
   const auto missing = (dir / "missing.json").string();
   CHECK_THROWS_WITH(import::import_file("hyperfine", missing),
                     "cannot read " + missing + ": No such file or directory");

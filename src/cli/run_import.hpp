@@ -1,0 +1,23 @@
+// `benchledger run --import`: other harnesses' files as one run (docs/import.md).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <benchledger/record.hpp>
+
+namespace benchledger::cli {
+
+// Reads every (format, file) of `imports` and returns their results, bound to `run`. Sets
+// run.source to the format read (the one `auto` chose, which it notes on stderr unless
+// `quiet`) and the run's field `imported` (each file, its format, tool version, date, the env
+// fields it gave and its other facts). Unless `env_from_here`, run.env becomes the environment
+// the first file states (null where it says nothing), with its fingerprint and stability
+// warnings in place of this machine's. Throws Error for an unreadable file or mixed formats;
+// nothing is appended then.
+std::vector<ResultRecord> import_into_run(
+    const std::vector<std::pair<std::string, std::string>>& imports, RunRecord& run,
+    bool env_from_here, bool quiet);
+
+}  // namespace benchledger::cli

@@ -1,0 +1,208 @@
+// `go test -bench` output, as text or as `go test -json` events, to result records.
+#include <map>
+#include <sstream>
+
+#include <benchledger/error.hpp>
+
+#include "import/file_environment.hpp"
+#include "import/import.hpp"
+#include "import/json_input.hpp"
+
+namespace benchledger::import {
+
+namespace {
+
+using namespace detail;
+
+// The text of `go test -json`'s events in order: its `output` actions, whose Output fields
+// split lines anywhere (a benchmark's name and its numbers come as two events). The events'
+// first Time is when the run started.
+std::string output_of_events(std::string_view events, const std::string& origin,
+                             std::optional<std::string>& started) {
+  std::string output;
+  std::size_t line_number = 0;
+  std::size_t start = 0;
+  while (start < events.size()) {
+    std::size_t end = events.find('\n', start);
+    if (end == std::string_view::npos) end = events.size();
+    const std::string_view line = events.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = origin + ":" + std::to_string(line_number);
+    const json event = parse_json(line, where);
+    const std::string action = text(member(event, "Action", "", where), "Action", where);
+    if (!started) started = optional_text(event, "Time");
+    if (action != "output") continue;
+    output += text(member(event, "Output", "", where), "Output", where);
+  }
+  return output;
+}
+
+struct GoMetric {
+  std::string unit;
+  std::vector<double> samples;
+};
+
+struct GoBenchmark {
+  std::string bench;
+  Params params;
+  std::int64_t iterations = 0;
+  std::vector<std::string> order;  // metric names as first seen
+  std::map<std::string, GoMetric> metrics;
+};
+
+// `ns/op` → time, `B/op` → bytes, `allocs/op` → allocs, `MB/s` → throughput; any other unit
+// (b.ReportMetric) is a metric named by its unit.
+std::string metric_name(const std::string& unit) {
+  if (unit == "ns/op") return "time";
+  if (unit == "B/op") return "bytes";
+  if (unit == "allocs/op") return "allocs";
+  if (unit == "MB/s") return "throughput";
+  return unit;
+}
+
+std::string record_unit(const std::string& unit) {
+  if (unit == "ns/op") return "ns";
+  if (unit == "B/op") return "B";
+  if (unit == "allocs/op") return "count";
+  return unit;
+}
+
+// BenchmarkSum/size=8-4: bench BenchmarkSum, params size=8 and procs=4 (GOMAXPROCS, which go
+// appends when it is not 1). Parts without `=` stay in the name.
+void split_name(const std::string& full, GoBenchmark& b) {
+  std::string name = full;
+  if (const auto dash = name.rfind('-');
+      dash != std::string::npos && dash + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dash + 1) == std::string::npos) {
+    b.params["procs"] = param_value(name.substr(dash + 1));
+    name.resize(dash);
+  }
+  std::string bench;
+  std::stringstream parts(name);
+  std::string part;
+  bool first = true;
+  while (std::getline(parts, part, '/')) {
+    const auto equals = part.find('=');
+    if (!first && equals != std::string::npos && equals > 0) {
+      b.params[part.substr(0, equals)] = param_value(part.substr(equals + 1));
+    } else {
+      bench += (bench.empty() ? "" : "/") + part;
+    }
+    first = false;
+  }
+  b.bench = bench;
+}
+
+}  // namespace
+
+ImportedResults read_go_test(std::string_view input, const std::string& origin) {
+  ImportedResults imported;
+  FileEnvironment& file = imported.environment;
+  const std::size_t first = input.find_first_not_of(" \t\r\n");
+  const bool events = first != std::string_view::npos && input[first] == '{';
+  std::optional<std::string> started;
+  const std::string text = events ? output_of_events(input, origin, started) : std::string(input);
+  file.measured_at = started;
+  // With -json a line number is one of the joined output, not of the file.
+  const std::string place = events ? origin + ": output line " : origin + ":";
+
+  std::vector<std::string> order;
+  std::map<std::string, GoBenchmark> benchmarks;
+  std::vector<std::string> packages;
+  std::string package;
+  std::istringstream lines(text);
+  std::string line;
+  std::size_t line_number = 0;
+  while (std::getline(lines, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto header = [&](const std::string& key) -> std::optional<std::string> {
+      if (!starts_with(line, key + ": ")) return std::nullopt;
+      return line.substr(key.size() + 2);
+    };
+    if (const auto goos = header("goos")) {
+      file.facts["goos"] = *goos;  // linux, not the distribution os.name holds
+    } else if (const auto arch = header("goarch")) {
+      file.facts["goarch"] = *arch;
+      // As uname -m (and so the environment of other runs) names the architecture.
+      file.env.cpu.arch = *arch == "amd64" ? "x86_64" : *arch == "arm64" ? "aarch64" : *arch;
+    } else if (const auto cpu = header("cpu")) {
+      file.env.cpu.model = *cpu;
+    } else if (const auto pkg = header("pkg")) {
+      package = *pkg;
+      if (std::find(packages.begin(), packages.end(), package) == packages.end())
+        packages.push_back(package);
+    }
+    if (!starts_with(line, "Benchmark")) continue;
+    std::istringstream fields(line);
+    std::string name, iterations_text;
+    fields >> name >> iterations_text;
+    // `BenchmarkX` alone, or followed by its log output: a name line, not a result.
+    if (iterations_text.empty() ||
+        iterations_text.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    const std::string where = place + std::to_string(line_number);
+    const ParamValue iterations = param_value(iterations_text);
+    if (!std::holds_alternative<std::int64_t>(iterations))
+      throw Error(where + ": " + name + ": " + iterations_text + " iterations is out of range");
+    std::vector<std::pair<double, std::string>> values;
+    std::string value_text, unit;
+    while (fields >> value_text) {
+      if (!(fields >> unit)) throw Error(where + ": \"" + value_text + "\" has no unit after it");
+      try {
+        std::size_t used = 0;
+        const double value = std::stod(value_text, &used);
+        if (used != value_text.size()) throw std::invalid_argument(value_text);
+        values.emplace_back(value, unit);
+      } catch (const std::logic_error&) {
+        throw Error(where + ": expected a number before \"" + unit + "\", got \"" + value_text +
+                    "\"");
+      }
+    }
+    if (values.empty()) throw Error(where + ": " + name + ": no measurement after the iterations");
+    const std::string key = package + '\n' + name;
+    if (benchmarks.count(key) == 0) {
+      order.push_back(key);
+      split_name(name, benchmarks[key]);
+      if (!package.empty()) benchmarks[key].params["pkg"] = package;
+    }
+    GoBenchmark& b = benchmarks[key];
+    b.iterations += std::get<std::int64_t>(iterations);
+    for (const auto& [value, unit_text] : values) {
+      const std::string metric = metric_name(unit_text);
+      if (b.metrics.count(metric) == 0) {
+        b.order.push_back(metric);
+        b.metrics[metric].unit = record_unit(unit_text);
+      }
+      b.metrics[metric].samples.push_back(value);
+    }
+  }
+  if (order.empty())
+    throw Error(origin + ": no benchmark result lines (`BenchmarkName  N  V unit`)");
+  // pkg is a param only where it tells cases apart: a file of one package leaves it out.
+  for (const std::string& key : order) {
+    GoBenchmark& b = benchmarks[key];
+    if (packages.size() <= 1) b.params.erase("pkg");
+    ResultRecord r = new_result(b.bench);
+    r.params = b.params;
+    std::size_t lines_of_case = 0;
+    for (const std::string& name : b.order) {
+      GoMetric& m = b.metrics[name];
+      lines_of_case = std::max(lines_of_case, m.samples.size());
+      const bool higher = ends_with(m.unit, "/s");
+      r.metrics[name] =
+          metric_from_samples(m.unit, higher ? Better::higher : Better::lower, m.samples);
+    }
+    r.primary = r.metrics.count("time") != 0 ? "time" : b.order.front();
+    r.ops = b.iterations;
+    r.errors = 0;
+    imported.results.push_back(std::move(r));
+  }
+  if (packages.size() == 1) file.facts["pkg"] = packages.front();
+  note_given_fields(file);
+  return imported;
+}
+
+}  // namespace benchledger::import

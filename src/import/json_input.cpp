@@ -1,0 +1,127 @@
+// The shared parts of the JSON importers.
+#include "import/json_input.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <benchledger/error.hpp>
+
+namespace benchledger::import::detail {
+
+void fail(const std::string& origin, const std::string& field, const std::string& problem) {
+  if (field.empty()) throw Error(origin + ": the document: " + problem);
+  throw Error(origin + ": field \"" + field + "\": " + problem);
+}
+
+json parse_json(std::string_view text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(origin + ": not JSON: " + e.what());
+  }
+}
+
+const json& member(const json& object, const std::string& key, const std::string& path,
+                   const std::string& origin) {
+  if (!object.is_object()) fail(origin, path, "expected an object");
+  const auto it = object.find(key);
+  if (it == object.end()) fail(origin, path.empty() ? key : path + "." + key, "missing");
+  return *it;
+}
+
+double number(const json& value, const std::string& path, const std::string& origin) {
+  if (!value.is_number()) fail(origin, path, "expected a number");
+  const double x = value.get<double>();
+  if (!std::isfinite(x)) fail(origin, path, "expected a finite number");
+  return x;
+}
+
+std::int64_t count(const json& value, const std::string& path, const std::string& origin) {
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+    fail(origin, path, "expected a non-negative integer");
+  return value.get<std::int64_t>();
+}
+
+std::string text(const json& value, const std::string& path, const std::string& origin) {
+  if (!value.is_string()) fail(origin, path, "expected a string");
+  return value.get<std::string>();
+}
+
+std::string text_or(const json& entry, const std::string& key, const std::string& absent,
+                    const std::string& path, const std::string& origin) {
+  const auto it = entry.find(key);
+  return it == entry.end() ? absent : text(*it, path + "." + key, origin);
+}
+
+bool flag(const json& entry, const std::string& key, const std::string& path,
+          const std::string& origin) {
+  const auto it = entry.find(key);
+  if (it == entry.end()) return false;
+  if (!it->is_boolean()) fail(origin, path + "." + key, "expected true or false");
+  return it->get<bool>();
+}
+
+std::optional<std::string> optional_text(const json& object, const std::string& key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string() || it->get<std::string>().empty()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::optional<double> optional_number(const json& object, const std::string& key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number() || !std::isfinite(it->get<double>()))
+    return std::nullopt;
+  return it->get<double>();
+}
+
+std::optional<std::int64_t> optional_integer(const json& object, const std::string& key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<std::int64_t>();
+}
+
+ResultRecord new_result(std::string bench) {
+  ResultRecord r;
+  r.header.id = new_ulid();
+  r.header.time = now_rfc3339();
+  r.header.prev = std::string(k_zero_hash);
+  r.bench = std::move(bench);
+  return r;
+}
+
+ResultRecord failed_result(std::string bench, const std::string& message, std::int64_t ops,
+                           std::int64_t errors) {
+  ResultRecord r = new_result(std::move(bench));
+  r.metrics["failed"] = single_value_metric("count", Better::lower, 1);
+  r.primary = "failed";
+  r.ops = ops;
+  r.errors = errors;
+  r.header.extra["failure"] = {{"kind", "error"}, {"message", message}};
+  return r;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+ParamValue param_value(const std::string& text) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  std::int64_t integer = 0;
+  if (auto [end, ec] = std::from_chars(first, last, integer); ec == std::errc() && end == last)
+    return integer;
+  double real = 0;
+  if (auto [end, ec] = std::from_chars(first, last, real);
+      ec == std::errc() && end == last && std::isfinite(real))
+    return real;
+  return text;
+}
+
+}  // namespace benchledger::import::detail

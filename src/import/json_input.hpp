@@ -1,0 +1,60 @@
+// What every importer of a JSON document shares: reading it, the typed look-ups that name the
+// JSON path of what is wrong, and the records an import makes. Each throws Error as
+// `ORIGIN: field "PATH": PROBLEM` (or `ORIGIN: the document: PROBLEM`).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include <benchledger/record.hpp>
+
+namespace benchledger::import::detail {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& origin, const std::string& field,
+                       const std::string& problem);
+
+// The whole text as JSON; a syntax error throws naming the byte where it was found.
+json parse_json(std::string_view text, const std::string& origin);
+
+// object[key]; throws when object is not an object or has no such key.
+const json& member(const json& object, const std::string& key, const std::string& path,
+                   const std::string& origin);
+// A finite number.
+double number(const json& value, const std::string& path, const std::string& origin);
+// A non-negative integer.
+std::int64_t count(const json& value, const std::string& path, const std::string& origin);
+std::string text(const json& value, const std::string& path, const std::string& origin);
+// An optional string member of an entry, or `absent` when it is not there.
+std::string text_or(const json& entry, const std::string& key, const std::string& absent,
+                    const std::string& path, const std::string& origin);
+// An optional boolean member of an entry, false when it is not there.
+bool flag(const json& entry, const std::string& key, const std::string& path,
+          const std::string& origin);
+
+// Optional members that fill an environment field when present with the right type, and leave
+// it null otherwise (a file's environment is informative: a wrong type there refuses nothing).
+std::optional<std::string> optional_text(const json& object, const std::string& key);
+std::optional<double> optional_number(const json& object, const std::string& key);
+std::optional<std::int64_t> optional_integer(const json& object, const std::string& key);
+
+// A result with a fresh id and time, no run yet.
+ResultRecord new_result(std::string bench);
+// The shape the engine gives a case that produced no measurement (docs/engine.md): metric
+// `failed`, field `failure`.
+ResultRecord failed_result(std::string bench, const std::string& message, std::int64_t ops,
+                           std::int64_t errors);
+
+bool ends_with(std::string_view s, std::string_view suffix);
+bool starts_with(std::string_view s, std::string_view prefix);
+
+// A param's value as a harness writes it in a name: an integer or a number when the whole text
+// is one, else the text.
+ParamValue param_value(const std::string& text);
+
+}  // namespace benchledger::import::detail

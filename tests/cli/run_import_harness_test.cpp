@@ -1,0 +1,288 @@
+// `run --import` reads what the real harnesses write, run here on tiny benchmarks (go test,
+// pytest-benchmark and pyperf from tools/setup), keeps their samples, params and the
+// environment the file states, and refuses a damaged file with exit 2 naming the place.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "run_support.hpp"
+
+using namespace benchledger::run_test;
+using nlohmann::json;
+
+namespace {
+
+// The project's virtual environment's interpreter (BENCHLEDGER_PYTHON3), which tools/setup
+// gives pytest-benchmark and pyperf from tools/python-requirements.txt.
+std::string venv_python() {
+  const std::string python = python3();
+  if (python.find("/.venv/") == std::string::npos)
+    throw std::runtime_error(python + " is not the project's .venv: run tools/setup, then cmake");
+  return python;
+}
+
+std::string go() {
+  if (!std::filesystem::exists("/usr/bin/go"))
+    throw std::runtime_error("/usr/bin/go is missing: run tools/setup (Debian's golang-go)");
+  return "/usr/bin/go";
+}
+
+// A Go package of two benchmarks, one with sub-benchmarks named key=value.
+void write_go_package(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "go.mod") << "module example.com/tiny\n\ngo 1.19\n";
+  std::ofstream(dir / "tiny_test.go") << R"(package tiny
+
+import (
+	"fmt"
+	"testing"
+)
+
+func sum(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += i
+	}
+	return s
+}
+
+func BenchmarkSum(b *testing.B) {
+	for _, size := range []int{8, 64} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_ = make([]int, size)
+				sum(size)
+			}
+			b.ReportMetric(float64(size), "items/op")
+		})
+	}
+}
+
+func BenchmarkPlain(b *testing.B) {
+	b.SetBytes(64)
+	for i := 0; i < b.N; i++ {
+		sum(10)
+	}
+}
+)";
+}
+
+// `go test -bench` in `dir` with its caches inside it; stdout to `output`.
+Invocation go_test(const std::filesystem::path& dir, const std::filesystem::path& output,
+                   bool json_events) {
+  std::vector<std::string> args = {"GOCACHE=" + (dir / ".gocache").string(),
+                                   "GOPATH=" + (dir / ".gopath").string(), "GOFLAGS=-mod=mod", go(),
+                                   "test"};
+  if (json_events) args.push_back("-json");
+  for (const char* a : {"-run", "^$", "-bench", ".", "-benchtime", "200x", "-count", "3", "."})
+    args.push_back(a);
+  std::ofstream(output).close();
+  return run("/usr/bin/env", args, dir, output.c_str());
+}
+
+json run_record(const std::vector<json>& records) {
+  for (const json& r : records)
+    if (r["type"] == "run") return r;
+  return json();
+}
+
+}  // namespace
+
+TEST_CASE("go test -bench text and -json: one sample per -count, params from the name") {
+  TempDir dir;
+  write_go_package(dir.path() / "pkg");
+  for (const bool events : {false, true}) {
+    INFO((events ? "go test -json" : "go test text"));
+    const auto output = dir.path() / (events ? "go.json" : "go.txt");
+    const auto produced = go_test(dir.path() / "pkg", output, events);
+    INFO(produced.err);
+    REQUIRE(produced.status == 0);
+    const auto ledger = dir.path() / (events ? "json.ndjson" : "text.ndjson");
+    const auto result =
+        run_cli({"run", "--import", "auto", output.string(), "--ledger", ledger.string()});
+    INFO(result.err);
+    REQUIRE(result.status == 0);
+    CHECK_THAT(result.err, Catch::Contains("is go-test"));
+    const auto records = read_ledger(ledger);
+    const json run = run_record(records);
+    CHECK(run["source"] == "go-test");
+    CHECK(run["env"]["cpu"]["arch"] == "x86_64");          // goarch amd64
+    CHECK(run["env"]["memory"]["total_bytes"].is_null());  // go does not say
+    CHECK(run["imported"]["files"][0]["facts"]["goos"] == "linux");
+    const auto results = results_of(records);
+    REQUIRE(results.size() == 3);
+    const json& small = results[0];
+    CHECK(small["bench"] == "BenchmarkSum");
+    CHECK(small["params"]["size"] == 8);
+    CHECK(small["params"]["procs"].is_number_integer());
+    CHECK(small["primary"] == "time");
+    CHECK(small["metrics"]["time"]["unit"] == "ns");
+    CHECK(small["metrics"]["time"]["samples"].size() == 3);
+    CHECK(small["metrics"]["bytes"]["value"] == 64);
+    CHECK(small["metrics"]["allocs"]["value"] == 1);
+    CHECK(small["metrics"]["items/op"]["value"] == 8);
+    CHECK(small["ops"] == 600);
+    CHECK(results[2]["bench"] == "BenchmarkPlain");
+    CHECK(results[2]["metrics"]["throughput"]["better"] == "higher");
+    CHECK(schema_problems(ledger).empty());
+  }
+}
+
+TEST_CASE("pytest-benchmark JSON keeps each saved round as a sample and machine_info as env") {
+  TempDir dir;
+  std::ofstream(dir.path() / "test_tiny.py") << R"(import pytest
+
+@pytest.mark.parametrize("size", [8, 64])
+def test_sum(benchmark, size):
+    benchmark(sum, range(size))
+)";
+  const auto output = dir.path() / "out.json";
+  const auto produced =
+      run(venv_python(),
+          {"-m", "pytest", "-q", "-p", "no:cacheprovider", "--benchmark-json=" + output.string(),
+           "--benchmark-save-data", "--benchmark-min-rounds=5", "--benchmark-max-time=0.01",
+           "test_tiny.py"},
+          dir.path());
+  INFO(produced.out + produced.err);
+  REQUIRE(produced.status == 0);
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result =
+      run_cli({"run", "--import", "auto", output.string(), "--ledger", ledger.string()});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  CHECK_THAT(result.err, Catch::Contains("is pytest-benchmark"));
+  const auto records = read_ledger(ledger);
+  const json run = run_record(records);
+  CHECK(run["source"] == "pytest-benchmark");
+  CHECK(run["imported"]["files"][0]["tool_version"] == "5.1.0");
+  CHECK(run["imported"]["files"][0]["measured_at"].is_string());
+  CHECK(run["env"]["runtimes"]["python"].get<std::string>().rfind("Python 3.", 0) == 0);
+  CHECK(run["env"]["runtimes"]["compiler"].is_null());  // not this machine's
+  const auto results = results_of(records);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0]["bench"] == "test_tiny.py::test_sum");
+  CHECK(results[0]["params"]["size"] == 8);
+  CHECK(results[1]["params"]["size"] == 64);
+  CHECK(results[0]["metrics"]["time"]["unit"] == "s");
+  CHECK(results[0]["metrics"]["time"]["samples"].size() >= 5);
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("pyperf JSON keeps every value of every run, warmups and calibration left out") {
+  TempDir dir;
+  std::ofstream(dir.path() / "bench.py") << R"py(import pyperf
+runner = pyperf.Runner()
+runner.timeit("sum_8", stmt="sum(range(8))")
+)py";
+  const auto output = dir.path() / "pyperf.json";
+  const auto produced = run(venv_python(),
+                            {"bench.py", "--processes", "3", "--values", "2", "--warmups", "1",
+                             "--loops", "100", "-q", "-o", output.string()},
+                            dir.path());
+  INFO(produced.out + produced.err);
+  REQUIRE(produced.status == 0);
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result =
+      run_cli({"run", "--import", "pyperf", output.string(), "--ledger", ledger.string()});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  const auto records = read_ledger(ledger);
+  const json run = run_record(records);
+  CHECK(run["imported"]["files"][0]["tool_version"] == "2.8.1");
+  CHECK(run["env"]["cpu"]["logical"].is_number_integer());
+  const auto results = results_of(records);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["bench"] == "sum_8");
+  CHECK(results[0]["metrics"]["time"]["samples"].size() == 6);  // 3 processes × 2 values
+  CHECK(results[0]["ops"] == 600);
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("an imported run states the file's environment, and --env-from-here this machine's") {
+  TempDir dir;
+  const auto output = dir.path() / "gbench.json";
+  REQUIRE(
+      run(RUN_GBENCH_FIXTURE, {"--benchmark_filter=BM_Empty", "--benchmark_min_time=0.01",
+                               "--benchmark_out_format=json", "--benchmark_out=" + output.string()})
+          .status == 0);
+  // As if measured on another machine: the host is the file's word.
+  std::string text = read_file(output);
+  text = std::regex_replace(text, std::regex(R"("host_name": "[^"]*")"),
+                            R"("host_name": "Corgi.local")");
+  std::ofstream(output) << text;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  REQUIRE(run_cli({"run", "--import", "google-benchmark", output.string(), "--ledger",
+                   ledger.string(), "-q"})
+              .status == 0);
+  REQUIRE(run_cli({"run", "--import", "google-benchmark", output.string(), "--ledger",
+                   ledger.string(), "-q", "--env-from-here"})
+              .status == 0);
+  std::vector<json> runs;
+  for (const json& r : read_ledger(ledger))
+    if (r["type"] == "run") runs.push_back(r);
+  REQUIRE(runs.size() == 2);
+  const json& from_file = runs[0];
+  CHECK(from_file["env"]["host"] == "Corgi.local");
+  CHECK(from_file["env"]["cpu"]["model"].is_null());  // google-benchmark does not say
+  CHECK(from_file["env"]["runtimes"]["build_type"].is_null());
+  CHECK(from_file["imported"]["env"] == "file");
+  const json& given = from_file["imported"]["files"][0]["env_from_file"];
+  CHECK(std::find(given.begin(), given.end(), "host") != given.end());
+  CHECK(std::find(given.begin(), given.end(), "cpu.model") == given.end());
+  CHECK(from_file["imported"]["files"][0]["measured_at"].is_string());
+  CHECK(from_file["imported"]["files"][0]["facts"].contains("library_build_type"));
+  const json& here = runs[1];
+  CHECK(here["env"]["host"] != "Corgi.local");
+  CHECK(here["imported"]["env"] == "here");
+  CHECK(here["env"]["fingerprint"] != from_file["env"]["fingerprint"]);
+
+  // compare names the difference between the two machines.
+  const auto compared = run_cli({"compare", from_file["id"].get<std::string>(),
+                                 here["id"].get<std::string>(), "--ledger", ledger.string()});
+  INFO(compared.out + compared.err);
+  CHECK(compared.status != 2);
+  CHECK_THAT(compared.out + compared.err, Catch::Contains("environment"));
+  CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE("a damaged or unrecognised file is refused with exit 2 naming the file and the place") {
+  TempDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  struct Case {
+    std::string format, content, message;
+  };
+  const std::vector<Case> cases = {
+      {"pytest-benchmark", R"({"benchmarks": [{"fullname": "t::x", "stats": {"rounds": 3)",
+       "not JSON"},
+      {"pytest-benchmark", R"({"benchmarks": [{"fullname": "t::x", "stats": {"rounds": "3"}}]})",
+       "field \"benchmarks[0].stats.rounds\": expected a non-negative integer"},
+      {"pytest-benchmark",
+       R"({"benchmarks": [{"fullname": "t::x", "stats": {"rounds": 1, "data": [1, "x"]}}]})",
+       "field \"benchmarks[0].stats.data[1]\": expected a number"},
+      {"pyperf",
+       R"({"benchmarks": [{"metadata": {"name": "a"}, "runs": [{"values": [1, null]}]}]})",
+       "field \"benchmarks[0].runs[0].values[1]\": expected a number"},
+      {"pyperf", R"({"benchmarks": [{"metadata": {}, "runs": []}]})",
+       "field \"benchmarks[0].metadata.name\": missing"},
+      {"go-test", "goos: linux\nBenchmarkX-2   \t 100\t  fast ns/op\n",
+       ":2: expected a number before \"ns/op\", got \"fast\""},
+      {"go-test", "goos: linux\nBenchmarkX-2   \t 100\t  5.0\n",
+       ":2: \"5.0\" has no unit after it"},
+      {"go-test", "{\"Action\":\"output\",\"Output\":\"goos: linux\\n\"}\n{\"Action\":\"outp",
+       ":2: not JSON"},
+      {"go-test", "PASS\nok  \texample.com/tiny\t0.1s\n", "no benchmark result lines"},
+      {"auto", "name,ms\nx,3\n", "--import auto: not a format benchledger recognises"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const auto file = dir.path() / ("bad" + std::to_string(i));
+    std::ofstream(file) << c.content;
+    const auto result =
+        run_cli({"run", "--import", c.format, file.string(), "--ledger", ledger.string()});
+    INFO(c.format << ": " << c.content);
+    CHECK(result.status == 2);
+    CHECK_THAT(result.err, Catch::Contains(file.string()) && Catch::Contains(c.message));
+  }
+  CHECK_FALSE(std::filesystem::exists(ledger));  // nothing appended
+}
