@@ -27,6 +27,8 @@
 #include <benchledger/record.hpp>
 
 #include "cli/number_flag.hpp"
+#include "cli/run_pgbench.hpp"
+#include "cli/run_postgres.hpp"
 #include "cli/standard_output.hpp"
 #include "engine/command.hpp"
 #include "engine/native.hpp"
@@ -81,13 +83,20 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
                  "a declared param's values)")
       ->take_all()
       ->expected(1);
+  app.add_option("--pg", o.pg,
+                 "PostgreSQL server to measure and record (libpq DSN or URI; default: "
+                 "BENCHLEDGER_PG, the config file's \"pg\"); its password is never recorded");
   if (native) return;
-  app.add_option("--suite", o.suites, "run a bundled suite: executors, sqlite, pipeline")
+  app.add_option("--suite", o.suites, "run a bundled suite: executors, sqlite, pipeline, postgres")
       ->take_all()
       ->expected(1);
   app.add_option("--import", o.imports,
-                 "FORMAT FILE: record another harness's output (google-benchmark, hyperfine)")
+                 "FORMAT FILE: record another harness's output (google-benchmark, hyperfine, "
+                 "pgbench: its output and -l logs, one --import each)")
       ->take_all();
+  app.add_option("--pgbench", o.pgbench,
+                 "\"ARGS\": run the installed pgbench against --pg for each --param clients=, "
+                 "jobs=, scale= (initialising each scale once)");
   app.add_option("--name", o.name,
                  "the benchmark name of a command (default: the command as written)");
   app.add_option("--prepare", o.prepare, "shell command run before every run of a command");
@@ -441,7 +450,9 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   std::vector<engine::CommandSettings> command_settings;
   std::vector<std::string> binaries;
   const bool nothing_named = o.suites.empty() && o.command.empty() && o.imports.empty() &&
-                             context.native_registry == nullptr;
+                             !o.pgbench && context.native_registry == nullptr;
+  if (o.pgbench && (!o.suites.empty() || !o.command.empty() || !o.imports.empty()))
+    throw Error("--pgbench records pgbench's runs as a run of its own: run it separately");
   if (nothing_named) {
     suite_names = config.suites;
     binaries = config.binaries;
@@ -482,11 +493,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
         std::string known;
         for (const auto& s : suites::bundled_suites())
           known += (known.empty() ? "" : ", ") + s.name;
-        // The designed fourth suite (docs/engine.md) is not written yet: say so rather than deny it
-        // exists.
-        const std::string unbuilt = name == "postgres" ? "not built yet in this version" : "";
-        throw Error("--suite " + name + ": " + (unbuilt.empty() ? "no such suite" : unbuilt) +
-                    " (bundled: " + known + ")");
+        throw Error("--suite " + name + ": no such suite (bundled: " + known + ")");
       }
       if (added.insert(name).second) suite->define(*combined);
     }
@@ -544,7 +551,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
     jobs.push_back(std::move(job));
   }
   const bool overrides_taken = context.native_registry != nullptr || !o.command.empty() ||
-                               (!suite_names.empty() && o.command.empty());
+                               o.pgbench || (!suite_names.empty() && o.command.empty());
   if (!overrides.empty() && !overrides_taken)
     throw Error("--param: nothing in this run takes params");
   if (!o.imports.empty() && !jobs.empty()) {
@@ -558,7 +565,7 @@ int execute_run(const RunOptions& o, const RunContext& context) {
     for (const Job& job : jobs) std::cout << job.display << '\n';
     return 0;
   }
-  if (jobs.empty() && o.imports.empty())
+  if (jobs.empty() && o.imports.empty() && !o.pgbench)
     throw Error("no case matches --filter " + o.filter.value_or(""));
 
   // ---- the run record
@@ -571,11 +578,24 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   run.project = config.project.value_or(root.filename().string());
   const env::GitCapture git = env::capture_git_with_notes(root);
   run.git = git.git;
+  const bool needs_server =
+      std::find(suite_names.begin(), suite_names.end(), "postgres") != suite_names.end() ||
+      o.pgbench.has_value();
+  const RunServer server = resolve_run_server(o.pg, config, needs_server);
   env::CaptureOptions capture_options;
   capture_options.compiler = context.compiler;
   capture_options.build_type = context.build_type;
+  capture_options.postgres_dsn = server.dsn;
   const env::Capture captured = env::capture_with_notes(capture_options);
   run.env = captured.env;
+  if (server.dsn && !run.env.runtimes.postgres_server) {
+    std::string reason;
+    for (const std::string& note : captured.notes) {
+      if (note.rfind("postgres: ", 0) == 0) reason = ": " + model::redact_secrets(note.substr(10));
+    }
+    throw Error("--pg " + model::redact_secrets(*server.dsn) + ": cannot ask the server" + reason +
+                " (nothing was run)");
+  }
   run.warnings = env::stability_warnings(run.env);
   run.command = model::redact_command(context.argv);  // a ledger keeps it for ever
   const bool show_diagnostics = !o.quiet;
@@ -588,143 +608,166 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   std::vector<ResultRecord> results;
   bool any_failed = false;
   std::string source;
-  if (!o.imports.empty()) {
-    source = o.imports.front().first;
-    for (const auto& [format, file] : o.imports) {
-      if (format != source)
-        throw Error("one run imports one format: --import " + source + " and --import " + format);
-      import::ImportedResults imported = import::import_file(format, file);
-      for (ResultRecord& r : imported.results) {
-        r.run = run.header.id;
-        results.push_back(std::move(r));
-      }
-      run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
-    }
-  } else {
-    const bool has_native = std::any_of(jobs.begin(), jobs.end(),
-                                        [](const Job& j) { return j.kind != Job::Kind::command; });
-    source = has_native ? "native" : "command";
-  }
-  run.source = source;
-
-  {
+  if (o.pgbench) {
+    source = "pgbench";
     ProgressLine progress(!o.quiet && ::isatty(STDERR_FILENO) == 1);
-    const engine::PhaseSink sink = [&progress](const engine::CasePhase& p) { progress.phase(p); };
-    const bool json = o.format == "json";
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const Job& job = jobs[i];
-      progress.start_case(i, jobs.size(), job.display);
-      double seconds = 0;
-      if (job.kind == Job::Kind::native) {
-        const engine::CaseOutcome outcome = o.no_fork
-                                                ? engine::run_case_in_process(job.native, sink)
-                                                : engine::run_case_isolated(job.native, sink, json);
-        seconds = outcome.seconds;
-        results.push_back(engine::native_result(run.header.id, job.native, outcome));
-        if (outcome.failure) {
-          any_failed = true;
-          run.warnings.push_back(fmt::format("case {} failed ({}): {}", job.display,
-                                             outcome.failure->kind, outcome.failure->message));
-        } else {
-          for (const auto& w : outcome.measurement->warnings)
-            run.warnings.push_back("case " + job.display + ": " + w);
-        }
-      } else if (job.kind == Job::Kind::command) {
-        const engine::CommandOutcome outcome =
-            engine::run_command_case(job.command, job.command_settings, sink);
-        seconds = outcome.seconds;
-        results.push_back(engine::command_result(run.header.id, job.command, outcome));
-        if (outcome.failure) {
-          any_failed = true;
-          run.warnings.push_back(
-              fmt::format("command {} failed: {}", job.display, outcome.failure->message));
-        } else {
-          for (const auto& w : outcome.measurement->warnings)
-            run.warnings.push_back("command " + job.display + ": " + w);
-        }
+    import::ImportedResults ran = run_pgbench_scan(
+        *server.dsn, *o.pgbench, overrides,
+        [&](std::size_t index, std::size_t total, const std::string& name) {
+          progress.start_case(index, total, name);
+  });
+  for (ResultRecord& r : ran.results) {
+    r.run = run.header.id;
+    results.push_back(std::move(r));
+  }
+  run.warnings.insert(run.warnings.end(), ran.warnings.begin(), ran.warnings.end());
+}
+else if (!o.imports.empty() && o.imports.front().first == "pgbench") {
+  source = "pgbench";
+  import::ImportedResults imported = import_pgbench_files(o.imports);
+  for (ResultRecord& r : imported.results) {
+    r.run = run.header.id;
+    results.push_back(std::move(r));
+  }
+  run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
+}
+else if (!o.imports.empty()) {
+  source = o.imports.front().first;
+  for (const auto& [format, file] : o.imports) {
+    if (format != source)
+      throw Error("one run imports one format: --import " + source + " and --import " + format);
+    import::ImportedResults imported = import::import_file(format, file);
+    for (ResultRecord& r : imported.results) {
+      r.run = run.header.id;
+      results.push_back(std::move(r));
+    }
+    run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
+  }
+}
+else {
+  const bool has_native = std::any_of(jobs.begin(), jobs.end(),
+                                      [](const Job& j) { return j.kind != Job::Kind::command; });
+  source = has_native ? "native" : "command";
+}
+run.source = source;
+
+{
+  ProgressLine progress(!o.quiet && ::isatty(STDERR_FILENO) == 1);
+  const engine::PhaseSink sink = [&progress](const engine::CasePhase& p) { progress.phase(p); };
+  const bool json = o.format == "json";
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
+    progress.start_case(i, jobs.size(), job.display);
+    double seconds = 0;
+    if (job.kind == Job::Kind::native) {
+      const engine::CaseOutcome outcome = o.no_fork
+                                              ? engine::run_case_in_process(job.native, sink)
+                                              : engine::run_case_isolated(job.native, sink, json);
+      seconds = outcome.seconds;
+      results.push_back(engine::native_result(run.header.id, job.native, outcome));
+      if (outcome.failure) {
+        any_failed = true;
+        run.warnings.push_back(fmt::format("case {} failed ({}): {}", job.display,
+                                           outcome.failure->kind, outcome.failure->message));
       } else {
-        const auto start = Clock::now();
-        std::vector<std::string> argv = {job.binary, "--format", "json", "--dry-run", "--quiet"};
-        for (const std::string& flag : forwarded_flags(o)) argv.push_back(flag);
-        const engine::CapturedRun captured_run = engine::run_capturing_stdout(argv);
-        seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        if (!captured_run.exit_code ||
-            (*captured_run.exit_code != 0 && *captured_run.exit_code != 1)) {
-          throw Error(job.binary + " failed (" +
-                      (captured_run.signal
-                           ? "killed by signal " + std::to_string(*captured_run.signal)
-                           : "exit status " + std::to_string(captured_run.exit_code.value_or(-1))) +
-                      "); run it by itself to see why");
-        }
-        for (Record& record : model::parse_record_lines(captured_run.output, job.binary)) {
-          if (auto* r = std::get_if<ResultRecord>(&record)) {
-            r->run = run.header.id;
-            if (r->primary == "failed") any_failed = true;
-            results.push_back(std::move(*r));
-          } else if (auto* binary_run = std::get_if<RunRecord>(&record)) {
-            for (const auto& w : binary_run->warnings)
-              run.warnings.push_back(job.binary + ": " + w);
-          }
+        for (const auto& w : outcome.measurement->warnings)
+          run.warnings.push_back("case " + job.display + ": " + w);
+      }
+    } else if (job.kind == Job::Kind::command) {
+      const engine::CommandOutcome outcome =
+          engine::run_command_case(job.command, job.command_settings, sink);
+      seconds = outcome.seconds;
+      results.push_back(engine::command_result(run.header.id, job.command, outcome));
+      if (outcome.failure) {
+        any_failed = true;
+        run.warnings.push_back(
+            fmt::format("command {} failed: {}", job.display, outcome.failure->message));
+      } else {
+        for (const auto& w : outcome.measurement->warnings)
+          run.warnings.push_back("command " + job.display + ": " + w);
+      }
+    } else {
+      const auto start = Clock::now();
+      std::vector<std::string> argv = {job.binary, "--format", "json", "--dry-run", "--quiet"};
+      for (const std::string& flag : forwarded_flags(o)) argv.push_back(flag);
+      const engine::CapturedRun captured_run = engine::run_capturing_stdout(argv);
+      seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (!captured_run.exit_code ||
+          (*captured_run.exit_code != 0 && *captured_run.exit_code != 1)) {
+        throw Error(job.binary + " failed (" +
+                    (captured_run.signal
+                         ? "killed by signal " + std::to_string(*captured_run.signal)
+                         : "exit status " + std::to_string(captured_run.exit_code.value_or(-1))) +
+                    "); run it by itself to see why");
+      }
+      for (Record& record : model::parse_record_lines(captured_run.output, job.binary)) {
+        if (auto* r = std::get_if<ResultRecord>(&record)) {
+          r->run = run.header.id;
+          if (r->primary == "failed") any_failed = true;
+          results.push_back(std::move(*r));
+        } else if (auto* binary_run = std::get_if<RunRecord>(&record)) {
+          for (const auto& w : binary_run->warnings) run.warnings.push_back(job.binary + ": " + w);
         }
       }
-      progress.finish_case(seconds);
     }
+    progress.finish_case(seconds);
   }
-
-  // The environment's load average is read before measuring; a rise during the run, from
-  // other processes starting, is worth a warning too.
-  if (!jobs.empty() && run.env.load_avg && !run.env.load_avg->empty()) {
-    double now[3] = {0, 0, 0};
-    const double cpus =
-        static_cast<double>(run.env.cpu.affinity.value_or(run.env.cpu.logical.value_or(1)));
-    const double before = run.env.load_avg->front();
-    if (::getloadavg(now, 3) >= 1 && now[0] > cpus && now[0] > before + 1) {
-      run.warnings.push_back(fmt::format(
-          "the 1-minute load average rose from {:.2f} to {:.2f} during the run, with {} CPUs "
-          "available: other processes competed for the CPUs",
-          before, now[0], cpus));
-    }
-  }
-
-  // ---- append
-  std::vector<Record> batch;
-  std::vector<std::string> ids;
-  batch.emplace_back(run);
-  ids.push_back(run.header.id);
-  for (const ResultRecord& r : results) {
-    batch.emplace_back(r);
-    ids.push_back(r.header.id);
-  }
-  std::unique_ptr<ledger::Store> store;
-  if (!o.dry_run) {
-    store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
-    store->append(batch);
-  }
-
-  // ---- print
-  if (o.format == "json") {
-    if (store) {
-      for (const std::string& line : stored_bytes(*store, ids)) std::cout << line << '\n';
-    } else {
-      for (const Record& record : batch) std::cout << serialize(record) << '\n';
-    }
-  } else {
-    print_summary(results);
-    if (store) {
-      std::cout << fmt::format("\nrun {}{}: {} appended to {}\n", run.header.id,
-                               label ? " (" + *label + ")" : "",
-                               report::plural(results.size(), "result", "results"), store->uri());
-    } else {
-      std::cout << fmt::format("\nrun {}: {} (dry run: nothing appended)\n", run.header.id,
-                               report::plural(results.size(), "result", "results"));
-    }
-  }
-  std::cout.flush();
-  if (show_diagnostics) {
-    for (const std::string& warning : run.warnings) std::cerr << "warning: " << warning << '\n';
-  }
-  return any_failed ? 1 : 0;
 }
+
+// The environment's load average is read before measuring; a rise during the run, from
+// other processes starting, is worth a warning too.
+if (!jobs.empty() && run.env.load_avg && !run.env.load_avg->empty()) {
+  double now[3] = {0, 0, 0};
+  const double cpus =
+      static_cast<double>(run.env.cpu.affinity.value_or(run.env.cpu.logical.value_or(1)));
+  const double before = run.env.load_avg->front();
+  if (::getloadavg(now, 3) >= 1 && now[0] > cpus && now[0] > before + 1) {
+    run.warnings.push_back(fmt::format(
+        "the 1-minute load average rose from {:.2f} to {:.2f} during the run, with {} CPUs "
+        "available: other processes competed for the CPUs",
+        before, now[0], cpus));
+  }
+}
+
+// ---- append
+std::vector<Record> batch;
+std::vector<std::string> ids;
+batch.emplace_back(run);
+ids.push_back(run.header.id);
+for (const ResultRecord& r : results) {
+  batch.emplace_back(r);
+  ids.push_back(r.header.id);
+}
+std::unique_ptr<ledger::Store> store;
+if (!o.dry_run) {
+  store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
+  store->append(batch);
+}
+
+// ---- print
+if (o.format == "json") {
+  if (store) {
+    for (const std::string& line : stored_bytes(*store, ids)) std::cout << line << '\n';
+  } else {
+    for (const Record& record : batch) std::cout << serialize(record) << '\n';
+  }
+} else {
+  print_summary(results);
+  if (store) {
+    std::cout << fmt::format("\nrun {}{}: {} appended to {}\n", run.header.id,
+                             label ? " (" + *label + ")" : "",
+                             report::plural(results.size(), "result", "results"), store->uri());
+  } else {
+    std::cout << fmt::format("\nrun {}: {} (dry run: nothing appended)\n", run.header.id,
+                             report::plural(results.size(), "result", "results"));
+  }
+}
+std::cout.flush();
+if (show_diagnostics) {
+  for (const std::string& warning : run.warnings) std::cerr << "warning: " << warning << '\n';
+}
+return any_failed ? 1 : 0;
+}  // namespace benchledger::cli
 
 }  // namespace benchledger::cli
 

@@ -11,6 +11,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "import/result_parts.hpp"
 #include "model/user_file.hpp"
 
 namespace benchledger::import {
@@ -67,25 +68,6 @@ bool flag(const json& entry, const std::string& key, const std::string& path,
   if (it == entry.end()) return false;
   if (!it->is_boolean()) fail(origin, path + "." + key, "expected true or false");
   return it->get<bool>();
-}
-
-ResultRecord new_result(std::string bench) {
-  ResultRecord r;
-  r.header.id = new_ulid();
-  r.header.time = now_rfc3339();
-  r.header.prev = std::string(k_zero_hash);
-  r.bench = std::move(bench);
-  return r;
-}
-
-Metric single_value(std::string unit, Better better, double value) {
-  Metric m;
-  m.unit = std::move(unit);
-  m.better = better;
-  m.value = value;
-  m.summary.n = 1;
-  m.summary.mean = m.summary.median = m.summary.min = m.summary.max = value;
-  return m;
 }
 
 // The same shape the engine gives a case that produced no measurement (docs/engine.md).
