@@ -51,7 +51,7 @@ std::string server_dsn(State& state) {
   return dsn;
 }
 
-// The seed workload's pool size.
+// The pool's size for a concurrency (docs/postgres.md): a client each, ten spare, 100 at most.
 int pool_size(int concurrency) {
   return std::min(concurrency + 10, 100);
 }
