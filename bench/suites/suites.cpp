@@ -18,6 +18,11 @@ const std::vector<Suite>& bundled_suites() {
        "N pages of 100 records fetched with latency L, transformed and stored back: sequential "
        "against pipelined",
        define_pipeline},
+      {"postgres",
+       "SELECT 1 on a new connection per operation and on a warmed pool, and pgbench's point read "
+       "and small write, at 10, 50 and 100 clients of a PostgreSQL server (--pg, or a throwaway "
+       "one)",
+       define_postgres},
   };
   return suites;
 }

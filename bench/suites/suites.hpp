@@ -26,5 +26,6 @@ const Suite* find_suite(std::string_view name);
 void define_executors(Registry& registry);
 void define_sqlite(Registry& registry);
 void define_pipeline(Registry& registry);
+void define_postgres(Registry& registry);
 
 }  // namespace benchledger::suites

@@ -80,6 +80,19 @@ namespace detail {
 class CaseControl;
 }
 
+// What an OPS operation throws to count its error under a code (a SQLSTATE such as 53300, an
+// HTTP status): the result counts it in `errors` like any other throw, and also records how
+// many errors each code had (`error_codes`, docs/engine.md), so that none is dropped unnamed.
+class OperationError : public Error {
+ public:
+  OperationError(std::string code, const std::string& message)
+      : Error(message), m_code(std::move(code)) {}
+  const std::string& code() const { return m_code; }
+
+ private:
+  std::string m_code;
+};
+
 // What State::fail() throws: ends the case as failed, also from inside an OPS operation
 // (where any other exception only counts as an error).
 class CaseFailed : public Error {

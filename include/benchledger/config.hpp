@@ -53,6 +53,9 @@ struct Config {
   std::filesystem::path path;  // where it was read from; empty when there is none
   std::optional<std::string> ledger;
   std::optional<std::string> project;
+  // The PostgreSQL server `run` measures (a libpq connection string or URI): `run --pg` and
+  // BENCHLEDGER_PG come first.
+  std::optional<std::string> pg;
   std::vector<std::pair<std::string, double>> thresholds;  // pattern -> percent, file order
   std::vector<std::string> suites;
   std::vector<std::string> binaries;

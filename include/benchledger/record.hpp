@@ -99,6 +99,16 @@ struct Runtimes {
   bool operator==(const Runtimes&) const = default;
 };
 
+// The speed-deciding settings of the PostgreSQL server a run measured (`SHOW name`, verbatim:
+// "128MB", "on", "replica"), and whether it ran on the measuring host. Present only in a run
+// given a server (`run --pg`); a run without one has no `postgres` member at all.
+struct PostgresSettings {
+  std::optional<std::string> shared_buffers, synchronous_commit, fsync, max_connections, wal_level,
+      work_mem;
+  std::optional<bool> same_host;
+  bool operator==(const PostgresSettings&) const = default;
+};
+
 struct Env {
   std::optional<std::string> host;
   CpuInfo cpu;
@@ -108,6 +118,7 @@ struct Env {
   ContainerInfo container;
   ClockInfo clock;
   Runtimes runtimes;
+  std::optional<PostgresSettings> postgres;     // written after runtimes, only when present
   std::optional<std::vector<double>> load_avg;  // [1, 5, 15]
   std::string fingerprint;                      // 64 hex chars, see env::fingerprint()
   bool operator==(const Env&) const = default;

@@ -88,12 +88,26 @@ void print_table(const Env& env, const std::vector<std::string>& warnings) {
       {"runtimes.python", text(env.runtimes.python)},
       {"runtimes.postgres_client", text(env.runtimes.postgres_client)},
       {"runtimes.postgres_server", text(env.runtimes.postgres_server)},
-      {"load_avg", env.load_avg && env.load_avg->size() == 3
-                       ? fmt::format("{:.2f} {:.2f} {:.2f}", (*env.load_avg)[0], (*env.load_avg)[1],
-                                     (*env.load_avg)[2])
-                       : "-"},
-      {"fingerprint", env.fingerprint},
   };
+  if (env.postgres) {
+    const PostgresSettings& pg = *env.postgres;
+    rows.insert(rows.end(),
+                {{"postgres.shared_buffers", text(pg.shared_buffers)},
+                 {"postgres.synchronous_commit", text(pg.synchronous_commit)},
+                 {"postgres.fsync", text(pg.fsync)},
+                 {"postgres.max_connections", text(pg.max_connections)},
+                 {"postgres.wal_level", text(pg.wal_level)},
+                 {"postgres.work_mem", text(pg.work_mem)},
+                 {"postgres.same_host", pg.same_host ? (*pg.same_host ? "yes" : "no") : "-"}});
+  }
+  rows.insert(rows.end(),
+              {
+                  {"load_avg", env.load_avg && env.load_avg->size() == 3
+                                   ? fmt::format("{:.2f} {:.2f} {:.2f}", (*env.load_avg)[0],
+                                                 (*env.load_avg)[1], (*env.load_avg)[2])
+                                   : "-"},
+                  {"fingerprint", env.fingerprint},
+              });
   std::size_t width = 0;
   for (const auto& [name, value] : rows) width = std::max(width, name.size());
   std::string out;

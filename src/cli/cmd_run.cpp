@@ -40,11 +40,7 @@ void define_bundled_suite(const std::string& name, Registry& registry) {
   if (suite == nullptr) {
     std::string known;
     for (const auto& s : suites::bundled_suites()) known += (known.empty() ? "" : ", ") + s.name;
-    // The designed fourth suite (docs/engine.md) is not written yet: say so rather than deny it
-    // exists.
-    const std::string unbuilt = name == "postgres" ? "not built yet in this version" : "";
-    throw Error("--suite " + name + ": " + (unbuilt.empty() ? "no such suite" : unbuilt) +
-                " (bundled: " + known + ")");
+    throw Error("--suite " + name + ": no such suite (bundled: " + known + ")");
   }
   suite->define(registry);
 }

@@ -9,6 +9,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/number_flag.hpp"
+#include "cli/run_postgres.hpp"
 #include "cli/run_steps.hpp"
 
 namespace benchledger::cli {
@@ -53,16 +54,22 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
                  "a declared param's values)")
       ->take_all()
       ->expected(1);
+  app.add_option("--pg", o.pg,
+                 "PostgreSQL server to measure and record (libpq DSN or URI; default: "
+                 "BENCHLEDGER_PG, the config file's \"pg\"); its password is never recorded");
   if (native) return;
-  app.add_option("--suite", o.suites, "run a bundled suite: executors, sqlite, pipeline")
+  app.add_option("--suite", o.suites, "run a bundled suite: executors, sqlite, pipeline, postgres")
       ->take_all()
       ->expected(1);
   app.add_option("--import", o.imports,
                  "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
-                 "pytest-benchmark, go-test, pyperf)")
+                 "pytest-benchmark, go-test, pyperf, pgbench: its output and -l logs)")
       ->take_all();
   app.add_flag("--env-from-here", o.env_from_here,
                "--import: record this machine's environment, not the one the file states");
+  app.add_option("--pgbench", o.pgbench,
+                 "\"ARGS\": run the installed pgbench against --pg for each --param clients=, "
+                 "jobs=, scale= (initialising each scale once)");
   app.add_option("--name", o.name,
                  "the benchmark name of a command (default: the command as written)");
   app.add_option("--prepare", o.prepare, "shell command run before every run of a command");
@@ -95,12 +102,14 @@ int execute_run(const RunOptions& o, const RunContext& context) {
     for (const Job& job : plan.jobs) std::cout << job.display << '\n';
     return 0;
   }
-  if (plan.jobs.empty() && o.imports.empty())
+  if (plan.jobs.empty() && o.imports.empty() && !o.pgbench)
     throw Error("no case matches --filter " + o.filter.value_or(""));
 
-  RunRecord run = new_run_record(request.label, plan.config, context, !o.quiet);
-  const Measured measured =
-      o.imports.empty() ? measure_jobs(o, plan.jobs, run) : import_results(o, run);
+  const RunServer server = resolve_run_server(o.pg, plan.config, plan.needs_server);
+  RunRecord run = new_run_record(request.label, plan.config, context, server.dsn, !o.quiet);
+  const Measured measured = o.pgbench            ? run_pgbench(o, request, *server.dsn, run)
+                            : !o.imports.empty() ? import_results(o, run)
+                                                 : measure_jobs(o, plan.jobs, run);
   const std::vector<Record> batch = batch_of(run, measured.results);
   std::unique_ptr<ledger::Store> store;
   if (!o.dry_run) {

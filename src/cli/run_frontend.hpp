@@ -31,10 +31,12 @@ struct RunOptions {
   bool list = false;
   bool no_fork = false;
   std::vector<std::string> params;  // name=v1,v2
+  std::optional<std::string> pg;    // --pg DSN (cli/run_postgres.hpp)
   // `benchledger run` only:
   std::vector<std::string> suites;
   std::vector<std::pair<std::string, std::string>> imports;  // format, file
-  bool env_from_here = false;  // --import: this machine's environment, not the file's
+  bool env_from_here = false;          // --import: this machine's environment, not the file's
+  std::optional<std::string> pgbench;  // --pgbench ARGS
   std::optional<std::string> name;
   std::optional<std::string> prepare, cleanup;
   bool shell = false;

@@ -12,6 +12,7 @@
 #include <benchledger/error.hpp>
 
 #include "cli/run_import.hpp"
+#include "cli/run_pgbench.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_steps.hpp"
 #include "engine/records.hpp"
@@ -111,10 +112,20 @@ void warn_of_load_rise(RunRecord& run) {
   }
 }
 
+// Results read or run elsewhere, bound to `run`, with their warnings.
+void bind_results(import::ImportedResults imported, RunRecord& run, Measured& measured) {
+  for (ResultRecord& r : imported.results) {
+    r.run = run.header.id;
+    measured.results.push_back(std::move(r));
+  }
+  run.warnings.insert(run.warnings.end(), imported.warnings.begin(), imported.warnings.end());
+}
+
 }  // namespace
 
 RunRecord new_run_record(const std::optional<std::string>& label, const Config& config,
-                         const RunContext& context, bool show_notes) {
+                         const RunContext& context, const std::optional<std::string>& postgres_dsn,
+                         bool show_notes) {
   RunRecord run;
   run.header.id = new_ulid();
   run.header.time = now_rfc3339();
@@ -127,8 +138,17 @@ RunRecord new_run_record(const std::optional<std::string>& label, const Config& 
   env::CaptureOptions capture_options;
   capture_options.compiler = context.compiler;
   capture_options.build_type = context.build_type;
+  capture_options.postgres_dsn = postgres_dsn;
   const env::Capture captured = env::capture_with_notes(capture_options);
   run.env = captured.env;
+  if (postgres_dsn && !run.env.runtimes.postgres_server) {
+    std::string reason;
+    for (const std::string& note : captured.notes) {
+      if (note.rfind("postgres: ", 0) == 0) reason = ": " + model::redact_secrets(note.substr(10));
+    }
+    throw Error("--pg " + model::redact_secrets(*postgres_dsn) + ": cannot ask the server" +
+                reason + " (nothing was run)");
+  }
   run.warnings = env::stability_warnings(run.env);
   run.command = model::redact_command(context.argv);  // a ledger keeps it for ever
   if (show_notes) {
@@ -140,7 +160,25 @@ RunRecord new_run_record(const std::optional<std::string>& label, const Config& 
 
 Measured import_results(const RunOptions& o, RunRecord& run) {
   Measured measured;
-  measured.results = import_into_run(o.imports, run, o.env_from_here, o.quiet);
+  if (o.imports.front().first == "pgbench") {
+    run.source = "pgbench";
+    bind_results(import_pgbench_files(o.imports), run, measured);
+  } else {
+    measured.results = import_into_run(o.imports, run, o.env_from_here, o.quiet);
+  }
+  return measured;
+}
+
+Measured run_pgbench(const RunOptions& o, const RunRequest& request, const std::string& dsn,
+                     RunRecord& run) {
+  run.source = "pgbench";
+  Measured measured;
+  ProgressLine progress(!o.quiet && ::isatty(STDERR_FILENO) == 1);
+  bind_results(run_pgbench_scan(dsn, *o.pgbench, request.overrides,
+                                [&](std::size_t index, std::size_t total, const std::string& name) {
+                                  progress.start_case(index, total, name);
+                                }),
+               run, measured);
   return measured;
 }
 

@@ -179,7 +179,9 @@ RunPlan plan_run(const RunOptions& o, const RunRequest& request, const RunContex
   RunPlan plan;
   plan.config = load_default_config();
   const bool nothing_named = o.suites.empty() && o.command.empty() && o.imports.empty() &&
-                             context.native_registry == nullptr;
+                             !o.pgbench && context.native_registry == nullptr;
+  if (o.pgbench && (!o.suites.empty() || !o.command.empty() || !o.imports.empty()))
+    throw Error("--pgbench records pgbench's runs as a run of its own: run it separately");
   Sources sources = nothing_named ? config_sources(o, plan.config) : Sources{o.suites, {}, {}, {}};
   if (context.native_registry != nullptr) {
     add_native_jobs(engine::expand_cases(*context.native_registry, "", request.settings,
@@ -196,8 +198,11 @@ RunPlan plan_run(const RunOptions& o, const RunRequest& request, const RunContex
     job.display = binary;
     plan.jobs.push_back(std::move(job));
   }
+  plan.needs_server =
+      o.pgbench.has_value() || std::find(sources.suite_names.begin(), sources.suite_names.end(),
+                                         "postgres") != sources.suite_names.end();
   const bool overrides_taken = context.native_registry != nullptr || !o.command.empty() ||
-                               (!sources.suite_names.empty() && o.command.empty());
+                               o.pgbench || (!sources.suite_names.empty() && o.command.empty());
   if (!request.overrides.empty() && !overrides_taken)
     throw Error("--param: nothing in this run takes params");
   if (!o.imports.empty() && !plan.jobs.empty()) {

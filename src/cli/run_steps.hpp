@@ -46,6 +46,7 @@ struct RunPlan {
   Config config;
   std::vector<std::unique_ptr<Registry>> registries;  // the bundled suites' cases point into them
   std::vector<Job> jobs;                              // in the order they run
+  bool needs_server = false;  // the postgres suite or --pgbench: a PostgreSQL server to measure
 };
 // The jobs the options name, or the config file's `run` section when they name nothing. Throws
 // Error when nothing is named anywhere, for an unknown suite, and for flags that apply to
@@ -54,10 +55,12 @@ RunPlan plan_run(const RunOptions& options, const RunRequest& request, const Run
 
 // ---- measure (run_measure.cpp)
 
-// A new run record, its environment captured now; the capture's notes go to stderr when
-// `show_notes`.
+// A new run record, its environment captured now (with the server's version and settings when
+// `postgres_dsn` names one; Error when that server cannot be asked); the capture's notes go to
+// stderr when `show_notes`.
 RunRecord new_run_record(const std::optional<std::string>& label, const Config& config,
-                         const RunContext& context, bool show_notes);
+                         const RunContext& context, const std::optional<std::string>& postgres_dsn,
+                         bool show_notes);
 
 struct Measured {
   std::vector<ResultRecord> results;
@@ -68,6 +71,10 @@ struct Measured {
 Measured measure_jobs(const RunOptions& options, const std::vector<Job>& jobs, RunRecord& run);
 // Another harness's results (--import FORMAT FILE, all of one format) as the results of `run`.
 Measured import_results(const RunOptions& options, RunRecord& run);
+// pgbench's runs against `dsn` (--pgbench ARGS, scanned over the --param values) as the results
+// of `run`.
+Measured run_pgbench(const RunOptions& options, const RunRequest& request, const std::string& dsn,
+                     RunRecord& run);
 
 // ---- print (run_print.cpp)
 

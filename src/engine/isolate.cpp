@@ -43,6 +43,7 @@ nlohmann::json to_json(const CaseMeasurement& m) {
   j["items_per_op"] = m.items_per_op;
   j["ops"] = m.ops;
   j["errors"] = m.errors;
+  j["error_codes"] = m.error_codes;
   j["ops_per_repetition"] = m.ops_per_repetition;
   if (m.peak_rss_bytes) j["peak_rss_bytes"] = *m.peak_rss_bytes;
   j["warnings"] = m.warnings;
@@ -71,6 +72,7 @@ CaseMeasurement measurement_from_json(const nlohmann::json& j) {
   m.items_per_op = j.at("items_per_op").get<double>();
   m.ops = j.at("ops").get<std::int64_t>();
   m.errors = j.at("errors").get<std::int64_t>();
+  m.error_codes = j.at("error_codes").get<std::map<std::string, std::int64_t>>();
   m.ops_per_repetition = j.at("ops_per_repetition").get<std::int64_t>();
   if (j.contains("peak_rss_bytes")) m.peak_rss_bytes = j.at("peak_rss_bytes").get<std::int64_t>();
   m.warnings = j.at("warnings").get<std::vector<std::string>>();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -343,6 +344,7 @@ struct alignas(64) OpsWorker {
   LatencyHistogram histogram;
   std::int64_t busy_ns = 0;
   std::int64_t errors = 0;
+  std::map<std::string, std::int64_t> error_codes;  // this batch's OperationErrors by code
   std::int64_t first_start = 0;
   std::int64_t last_end = 0;
   std::int64_t done = 0;
@@ -375,6 +377,7 @@ void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseA
   void* const context = op.context();
   LatencyHistogram& histogram = worker.histogram;
   std::int64_t done = 0, errors = 0, first_start = 0, last_end = 0;
+  worker.error_codes.clear();
   std::uint64_t sum = 0, min = ~std::uint64_t{0}, max = 0;
   double sum_squares = 0;
   while (claim()) {
@@ -384,6 +387,9 @@ void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseA
     } catch (const CaseFailed& e) {
       abort.set(e.what());
       break;
+    } catch (const OperationError& e) {
+      ++errors;
+      ++worker.error_codes[e.code()];
     } catch (...) {
       ++errors;
     }
@@ -418,6 +424,7 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
   auto workers = std::make_unique<OpsWorker[]>(workers_count);
   CaseAbort abort;
   std::int64_t errors = 0;
+  std::map<std::string, std::int64_t> error_codes;
   bool histograms_cleared = false;
 
   // Adds a finished batch to the machine; returns the next batch size.
@@ -428,7 +435,10 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
       if (worker.done == 0) continue;
       busy += worker.busy_ns;
       done += worker.done;
-      if (measured) errors += worker.errors;
+      if (measured) {
+        errors += worker.errors;
+        for (const auto& [code, count] : worker.error_codes) error_codes[code] += count;
+      }
       first = first == 0 ? worker.first_start : std::min(first, worker.first_start);
       last = std::max(last, worker.last_end);
     }
@@ -498,6 +508,7 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
   CaseMeasurement m;
   m.items_per_op = control.items_per_op();
   m.errors = errors;
+  m.error_codes = std::move(error_codes);
   LatencySummary latency;
   latency.n = static_cast<std::int64_t>(all.count());
   latency.mean = all.mean();

@@ -74,6 +74,8 @@ struct CaseMeasurement {
   double items_per_op = 0;  // 0: not declared
   std::int64_t ops = 0;     // measured operations (warm-up and calibration excluded)
   std::int64_t errors = 0;  // measured operations that threw
+  // Of those, the ones that threw OperationError, by code (the others have none).
+  std::map<std::string, std::int64_t> error_codes;
   std::int64_t ops_per_repetition = 0;
   std::optional<std::int64_t> peak_rss_bytes;
   std::vector<std::string> warnings;

@@ -93,6 +93,7 @@ ResultRecord native_result(const std::string& run_id, const NativeCase& c,
   r.primary = "time";
   r.ops = m.ops;
   r.errors = m.errors;
+  if (!m.error_codes.empty()) r.header.extra["error_codes"] = m.error_codes;
   return r;
 }
 

@@ -302,11 +302,11 @@ Capture capture_with_notes(const CaptureOptions& options) {
     start_tool(&env.runtimes.python, "python3", {"--version"});
     start_tool(&env.runtimes.postgres_client, "psql", {"--version"});
   }
-  std::optional<std::future<std::string>> postgres;
+  std::optional<std::future<detail::PostgresFacts>> postgres;
   if (options.postgres_dsn) {
     guarded("postgres", notes, [&] {
       postgres = std::async(std::launch::async, [&options] {
-        return detail::postgres_server_version(*options.postgres_dsn, options.probe_timeout);
+        return detail::postgres_server_facts(*options.postgres_dsn, options.probe_timeout);
       });
     });
   }
@@ -347,7 +347,11 @@ Capture capture_with_notes(const CaptureOptions& options) {
     });
   }
   if (postgres) {
-    guarded("postgres", notes, [&] { env.runtimes.postgres_server = postgres->get(); });
+    guarded("postgres", notes, [&] {
+      detail::PostgresFacts facts = postgres->get();
+      env.runtimes.postgres_server = std::move(facts.version);
+      env.postgres = facts.settings;
+    });
   }
 
   repair_utf8(env);

@@ -24,7 +24,7 @@ struct CaptureOptions {
   // tests.
   std::filesystem::path root = "/";
   // When set, `SELECT version()` on this libpq connection string or URI fills
-  // runtimes.postgres_server.
+  // runtimes.postgres_server, and the server's settings fill env.postgres.
   std::optional<std::string> postgres_dsn;
   // The most one probe may take: a tool that has not exited by then is killed (with its
   // process group), a Postgres connection is abandoned.
@@ -70,7 +70,10 @@ std::string fingerprint(const Env& env);
 
 // The fields compare holds two runs' environments to (docs/environment.md): the comparability
 // fields, then the runtimes that a fingerprint leaves out because a run may not use them:
-// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server.
+// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server, then the
+// measured PostgreSQL server's settings: postgres.shared_buffers, postgres.synchronous_commit,
+// postgres.fsync, postgres.max_connections, postgres.wal_level, postgres.work_mem,
+// postgres.same_host (null in a run given no server).
 const std::vector<std::string>& compared_fields();
 
 // A compared field whose values differ, both as fingerprint_text writes values (JSON).

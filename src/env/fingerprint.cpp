@@ -60,6 +60,14 @@ const std::vector<Field>& fields() {
   return k_fields;
 }
 
+// A setting of the measured PostgreSQL server; null in a run that measured none.
+template <class T>
+std::function<std::string(const Env&)> postgres_field(std::optional<T> PostgresSettings::*member) {
+  return [member](const Env& e) {
+    return e.postgres ? json_text((*e.postgres).*member) : std::string("null");
+  };
+}
+
 // Compared as well, but not hashed into the fingerprint: a run records these tools' versions
 // whether or not it uses them, and fingerprints already in ledgers must stay what they were.
 const std::vector<Field>& runtime_fields() {
@@ -70,6 +78,13 @@ const std::vector<Field>& runtime_fields() {
        [](const Env& e) { return json_text(e.runtimes.postgres_client); }},
       {"runtimes.postgres_server",
        [](const Env& e) { return json_text(e.runtimes.postgres_server); }},
+      {"postgres.shared_buffers", postgres_field(&PostgresSettings::shared_buffers)},
+      {"postgres.synchronous_commit", postgres_field(&PostgresSettings::synchronous_commit)},
+      {"postgres.fsync", postgres_field(&PostgresSettings::fsync)},
+      {"postgres.max_connections", postgres_field(&PostgresSettings::max_connections)},
+      {"postgres.wal_level", postgres_field(&PostgresSettings::wal_level)},
+      {"postgres.work_mem", postgres_field(&PostgresSettings::work_mem)},
+      {"postgres.same_host", postgres_field(&PostgresSettings::same_host)},
   };
   return k_fields;
 }

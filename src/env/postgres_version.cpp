@@ -1,10 +1,15 @@
 #include "env/postgres_version.hpp"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <poll.h>
 
 #include <cerrno>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -59,9 +64,43 @@ void wait_for(PGconn* connection, short events, Clock::time_point deadline,
   }
 }
 
+// One query for everything a run records about the server. inet_server_addr() is null over a
+// Unix-domain socket.
+constexpr const char* k_facts_query =
+    "SELECT version(), current_setting('shared_buffers'), current_setting('synchronous_commit'), "
+    "current_setting('fsync'), current_setting('max_connections'), current_setting('wal_level'), "
+    "current_setting('work_mem'), coalesce(host(inet_server_addr()), '')";
+constexpr int k_facts_columns = 8;
+
 }  // namespace
 
-std::string postgres_server_version(const std::string& dsn, std::chrono::milliseconds timeout) {
+bool is_local_server_address(const std::string& address) {
+  if (address.empty()) return true;
+  in_addr v4{};
+  in6_addr v6{};
+  const bool is_v4 = ::inet_pton(AF_INET, address.c_str(), &v4) == 1;
+  const bool is_v6 = !is_v4 && ::inet_pton(AF_INET6, address.c_str(), &v6) == 1;
+  if (!is_v4 && !is_v6) return false;
+  if (is_v4 && (ntohl(v4.s_addr) >> 24) == 127) return true;
+  if (is_v6 && IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return false;
+  bool found = false;
+  for (const ifaddrs* at = list; at != nullptr && !found; at = at->ifa_next) {
+    if (at->ifa_addr == nullptr) continue;
+    if (is_v4 && at->ifa_addr->sa_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(at->ifa_addr);
+      found = in->sin_addr.s_addr == v4.s_addr;
+    } else if (is_v6 && at->ifa_addr->sa_family == AF_INET6) {
+      const auto* in = reinterpret_cast<const sockaddr_in6*>(at->ifa_addr);
+      found = std::memcmp(&in->sin6_addr, &v6, sizeof v6) == 0;
+    }
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+PostgresFacts postgres_server_facts(const std::string& dsn, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   // libpq's own connect_timeout (whole seconds, at least 2) backs up the deadline below; it
   // comes after dbname so that it overrides a value in the DSN.
@@ -85,11 +124,10 @@ std::string postgres_server_version(const std::string& dsn, std::chrono::millise
     state = PQconnectPoll(connection.get());
   }
 
-  if (PQsendQuery(connection.get(), "SELECT version()") != 1)
+  if (PQsendQuery(connection.get(), k_facts_query) != 1)
     throw std::runtime_error(reason(connection.get()));
   while (PQflush(connection.get()) == 1) wait_for(connection.get(), POLLOUT, deadline, timeout);
-  std::string version;
-  bool have_version = false;
+  std::optional<PostgresFacts> facts;
   while (true) {
     while (PQisBusy(connection.get()) == 1) {
       wait_for(connection.get(), POLLIN, deadline, timeout);
@@ -99,14 +137,25 @@ std::string postgres_server_version(const std::string& dsn, std::chrono::millise
     if (!result) break;
     if (PQresultStatus(result.get()) != PGRES_TUPLES_OK)
       throw std::runtime_error(one_line(PQresultErrorMessage(result.get())));
-    if (!have_version && PQntuples(result.get()) == 1 && PQnfields(result.get()) == 1 &&
-        PQgetisnull(result.get(), 0, 0) == 0) {
-      version = PQgetvalue(result.get(), 0, 0);
-      have_version = true;
+    if (!facts && PQntuples(result.get()) == 1 && PQnfields(result.get()) == k_facts_columns) {
+      const auto column = [&](int i) -> std::optional<std::string> {
+        if (PQgetisnull(result.get(), 0, i) != 0) return std::nullopt;
+        return std::string(PQgetvalue(result.get(), 0, i));
+      };
+      PostgresFacts& f = facts.emplace();
+      f.version = column(0).value_or("");
+      f.settings.shared_buffers = column(1);
+      f.settings.synchronous_commit = column(2);
+      f.settings.fsync = column(3);
+      f.settings.max_connections = column(4);
+      f.settings.wal_level = column(5);
+      f.settings.work_mem = column(6);
+      f.settings.same_host = is_local_server_address(column(7).value_or(""));
     }
   }
-  if (!have_version) throw std::runtime_error("SELECT version() returned no row");
-  return version;
+  if (!facts || facts->version.empty())
+    throw std::runtime_error("SELECT version() returned no row");
+  return *facts;
 }
 
 }  // namespace benchledger::env::detail

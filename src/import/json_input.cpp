@@ -83,12 +83,13 @@ std::optional<std::int64_t> optional_integer(const json& object, const std::stri
   return it->get<std::int64_t>();
 }
 
-ResultRecord new_result(std::string bench) {
+ResultRecord new_result(std::string bench, Params params) {
   ResultRecord r;
   r.header.id = new_ulid();
   r.header.time = now_rfc3339();
   r.header.prev = std::string(k_zero_hash);
   r.bench = std::move(bench);
+  r.params = std::move(params);
   return r;
 }
 

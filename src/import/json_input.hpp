@@ -44,7 +44,7 @@ std::optional<double> optional_number(const json& object, const std::string& key
 std::optional<std::int64_t> optional_integer(const json& object, const std::string& key);
 
 // A result with a fresh id and time, no run yet.
-ResultRecord new_result(std::string bench);
+ResultRecord new_result(std::string bench, Params params = {});
 // The shape the engine gives a case that produced no measurement (docs/engine.md): metric
 // `failed`, field `failure`.
 ResultRecord failed_result(std::string bench, const std::string& message, std::int64_t ops,

@@ -226,11 +226,13 @@ Config load_config(const std::filesystem::path& path) {
   }
   try {
     const model::JsonReader reader(json, "");
-    refuse_unknown_keys(reader, {"ledger", "project", "thresholds", "run", "gate", "environment"});
+    refuse_unknown_keys(reader,
+                        {"ledger", "project", "pg", "thresholds", "run", "gate", "environment"});
     Config config;
     config.path = path;
     if (reader.has("ledger")) config.ledger = reader.string("ledger");
     if (reader.has("project")) config.project = reader.string("project");
+    if (reader.has("pg")) config.pg = reader.string("pg");
     if (reader.has("thresholds")) {
       const model::JsonReader thresholds = reader.object("thresholds");
       for (const auto& [pattern, value] : in_file_order.at("thresholds").items()) {

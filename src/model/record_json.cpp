@@ -188,6 +188,15 @@ void write_env(CanonicalWriter& w, const Env& env) {
       "node", rt.node)("python", rt.python)("postgres_client", rt.postgres_client)(
       "postgres_server", rt.postgres_server)
       .close();
+  if (env.postgres) {  // absent, not null, without a server: older records keep their bytes
+    const PostgresSettings& pg = *env.postgres;
+    w.key("postgres");
+    OptionalMembers(w, "env.postgres.")("shared_buffers", pg.shared_buffers)(
+        "synchronous_commit", pg.synchronous_commit)("fsync", pg.fsync)(
+        "max_connections", pg.max_connections)("wal_level", pg.wal_level)("work_mem", pg.work_mem)(
+        "same_host", pg.same_host)
+        .close();
+  }
   w.key("load_avg");
   if (env.load_avg) {
     w.open('[');

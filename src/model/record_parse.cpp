@@ -377,6 +377,17 @@ Env env_from_json(const nlohmann::json& json) {
   out.runtimes.python = runtimes.nullable_string("python");
   out.runtimes.postgres_client = runtimes.nullable_string("postgres_client");
   out.runtimes.postgres_server = runtimes.nullable_string("postgres_server");
+  if (env.has("postgres")) {
+    const JsonReader postgres = env.object("postgres");
+    PostgresSettings& pg = out.postgres.emplace();
+    pg.shared_buffers = postgres.nullable_string("shared_buffers");
+    pg.synchronous_commit = postgres.nullable_string("synchronous_commit");
+    pg.fsync = postgres.nullable_string("fsync");
+    pg.max_connections = postgres.nullable_string("max_connections");
+    pg.wal_level = postgres.nullable_string("wal_level");
+    pg.work_mem = postgres.nullable_string("work_mem");
+    pg.same_host = postgres.nullable_bool("same_host");
+  }
   if (!env.member("load_avg").is_null()) {
     out.load_avg = env.numbers("load_avg");
     if (out.load_avg->size() != 3) env.fail("load_avg", "expected 3 numbers or null");

@@ -464,6 +464,15 @@ Env env(element value) {
                    Field{"build_type", rt.build_type}, Field{"node", rt.node},
                    Field{"python", rt.python}, Field{"postgres_client", rt.postgres_client},
                    Field{"postgres_server", rt.postgres_server});
+  object env_members;
+  require(value.get(env_members) == simdjson::SUCCESS);
+  if (element postgres; env_members.at_key("postgres").get(postgres) == simdjson::SUCCESS) {
+    PostgresSettings& pg = out.postgres.emplace();
+    nullable_members(postgres, Field{"shared_buffers", pg.shared_buffers},
+                     Field{"synchronous_commit", pg.synchronous_commit}, Field{"fsync", pg.fsync},
+                     Field{"max_connections", pg.max_connections}, Field{"wal_level", pg.wal_level},
+                     Field{"work_mem", pg.work_mem}, Field{"same_host", pg.same_host});
+  }
   if (const element load_avg = member(value, "load_avg"); !load_avg.is_null()) {
     out.load_avg = numbers(load_avg);
     require(out.load_avg->size() == 3);

@@ -175,6 +175,26 @@ std::vector<EnvField> env_fields() {
        [](const RunRecord& r) { return r.env.runtimes.postgres_server; },
        {"runtimes.postgres_server"},
        true},
+      {"PostgreSQL settings",
+       [](const RunRecord& r) -> std::optional<std::string> {
+         if (!r.env.postgres) return std::nullopt;
+         const PostgresSettings& pg = *r.env.postgres;
+         const auto named = [](const char* name, const std::optional<std::string>& value) {
+           return value ? std::optional<std::string>(std::string(name) + " " + *value)
+                        : std::nullopt;
+         };
+         std::optional<std::string> host;
+         if (pg.same_host) host = *pg.same_host ? "same host" : "another host";
+         return join_known({named("shared_buffers", pg.shared_buffers),
+                            named("synchronous_commit", pg.synchronous_commit),
+                            named("fsync", pg.fsync), named("max_connections", pg.max_connections),
+                            named("wal_level", pg.wal_level), named("work_mem", pg.work_mem),
+                            host});
+       },
+       {"postgres.shared_buffers", "postgres.synchronous_commit", "postgres.fsync",
+        "postgres.max_connections", "postgres.wal_level", "postgres.work_mem",
+        "postgres.same_host"},
+       true},
       {"Load average",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (!r.env.load_avg) return std::nullopt;

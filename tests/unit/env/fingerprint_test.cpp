@@ -20,7 +20,10 @@
 #include "support/process.hpp"
 
 using benchledger::Env;
+using benchledger::PostgresSettings;
 using benchledger::env::differing_fields;
+using benchledger::env::environment_differences;
+using benchledger::env::FieldDifference;
 using benchledger::env::fingerprint;
 using benchledger::env::fingerprint_text;
 using benchledger::env::testing::capture_fixture;
@@ -156,4 +159,22 @@ TEST_CASE("differing_fields between two fixture machines lists them in the docum
   CHECK(differing_fields(intel, docker) ==
         std::vector<string>{"cpu.model", "cpu.affinity", "memory.total_bytes", "os.name",
                             "os.version", "os.kernel", "virtualization", "container.kind"});
+}
+
+TEST_CASE("the PostgreSQL server's settings are compared but not hashed") {
+  const Env base = capture_fixture("intel_baremetal");
+  Env changed = base;
+  PostgresSettings& pg = changed.postgres.emplace();
+  pg.shared_buffers = "128MB";
+  pg.same_host = true;
+  CHECK(fingerprint(changed) == fingerprint(base));
+  // A run that touched no server has nulls: one that did differs in what it knows.
+  CHECK(differing_fields(base, changed) ==
+        std::vector<string>{"postgres.shared_buffers", "postgres.same_host"});
+  Env other = changed;
+  other.postgres->shared_buffers = "1GB";
+  other.postgres->fsync = "off";
+  const auto differences = environment_differences(changed, other, {"postgres.fsync"});
+  REQUIRE(differences.size() == 1);
+  CHECK(differences[0] == FieldDifference{"postgres.shared_buffers", "\"128MB\"", "\"1GB\""});
 }

@@ -639,3 +639,29 @@ TEST_CASE("a key repeated in one object is refused by name, by both reading path
   // The same members once each are read as before.
   CHECK(refusal(insert_after(run, R"("env":{)", R"("gpu":[{"a":1},{"a":2}],)")).empty());
 }
+
+TEST_CASE("a run's PostgreSQL settings round-trip by both reading paths, absent when unknown") {
+  RunRecord run = sample_run();
+  const std::string without = serialize(run);
+  CHECK(without.find("\"postgres\":{") == std::string::npos);  // older records keep their bytes
+  CHECK(parse_record(without) == Record(run));
+
+  PostgresSettings& pg = run.env.postgres.emplace();
+  pg.shared_buffers = "128MB";
+  pg.synchronous_commit = "on";
+  pg.fsync = "off";
+  pg.max_connections = "100";
+  pg.wal_level = "replica";
+  pg.same_host = true;  // work_mem unknown: null
+  const std::string bytes = serialize(run);
+  CHECK(bytes.find("\"postgres_server\":null},\"postgres\":{\"shared_buffers\":\"128MB\","
+                   "\"synchronous_commit\":\"on\",\"fsync\":\"off\",\"max_connections\":\"100\","
+                   "\"wal_level\":\"replica\",\"work_mem\":null,\"same_host\":true},") !=
+        std::string::npos);
+  const auto fast = model::parse_record_fast(bytes);
+  REQUIRE(fast.has_value());
+  CHECK(*fast == Record(run));
+  CHECK(model::parse_record_slow(bytes) == Record(run));
+  CHECK(refusal(with_field(run, "/env/postgres/fsync", 1)) ==
+        "field \"env.postgres.fsync\": expected a string or null");
+}

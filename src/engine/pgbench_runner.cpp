@@ -1,0 +1,183 @@
+#include "engine/pgbench_runner.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include <benchledger/error.hpp>
+
+#include "engine/throwaway_postgres.hpp"
+#include "model/redact.hpp"
+
+namespace benchledger::engine {
+
+namespace {
+
+// Runs argv with stdout and stderr into `out_path` (stdout first, as separate files joined);
+// returns the exit status, or -1 when killed.
+int run_into(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
+             const std::filesystem::path& err_path) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    throw Error("cannot start " + argv.front() + ": " +
+                std::error_code(errno, std::generic_category()).message());
+  }
+  if (pid == 0) {
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0 || err < 0) ::_exit(126);
+    ::dup2(in, STDIN_FILENO);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// pgbench's last lines, for an error message, with any password of the DSN hidden.
+std::string last_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  const std::size_t first = lines.size() > 3 ? lines.size() - 3 : 0;
+  std::string out;
+  for (std::size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  return model::redact_secrets(out.empty() ? "no output" : out);
+}
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/benchledger-pgbench-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw Error("cannot create a directory like " + pattern + " for pgbench's output");
+    m_path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_path, ignored);  // nothing to do if a file stays behind
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return m_path; }
+
+ private:
+  std::filesystem::path m_path;
+};
+
+}  // namespace
+
+std::filesystem::path pgbench_program() {
+  if (const auto bin = postgres_server_binaries();
+      bin && ::access((*bin / "pgbench").c_str(), X_OK) == 0) {
+    return *bin / "pgbench";
+  }
+  if (const char* path = std::getenv("PATH"); path != nullptr) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+      const std::filesystem::path candidate = std::filesystem::path(dir) / "pgbench";
+      if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  throw Error(
+      "--pgbench: no pgbench found: install it (Debian: apt-get install postgresql-contrib "
+      "or postgresql)");
+}
+
+std::vector<std::string> split_pgbench_args(const std::string& text) {
+  if (text.find_first_of("'\"\\") != std::string::npos) {
+    throw Error("--pgbench \"" + text +
+                "\": quotes and backslashes are not taken: put such statements in a script "
+                "file and pass -f FILE");
+  }
+  std::vector<std::string> args;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) args.push_back(word);
+  static const std::vector<std::string> owned = {"-c", "--client", "-j",          "--jobs",
+                                                 "-s", "--scale",  "-i",          "--initialize",
+                                                 "-l", "--log",    "--log-prefix"};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const std::string flag = arg.substr(0, arg.find('='));
+    const bool short_with_value =
+        flag.size() > 2 && flag[0] == '-' && flag[1] != '-' &&
+        std::find(owned.begin(), owned.end(), flag.substr(0, 2)) != owned.end();
+    if (std::find(owned.begin(), owned.end(), flag) != owned.end() || short_with_value) {
+      throw Error("--pgbench: " + arg +
+                  " is set by the run: give clients, jobs and scale with --param clients=…, "
+                  "jobs=…, scale=… (the -l logs are always kept)");
+    }
+    if (arg[0] != '-' &&
+        (i == 0 || args[i - 1][0] != '-' || args[i - 1].find('=') != std::string::npos)) {
+      throw Error("--pgbench: \"" + arg +
+                  "\" looks like a database: the server is --pg (or BENCHLEDGER_PG)");
+    }
+  }
+  return args;
+}
+
+void initialise_pgbench(const std::string& dsn, std::int64_t scale) {
+  const ScratchDir dir;
+  const int status =
+      run_into({pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), dsn},
+               dir.path() / "out", dir.path() / "err");
+  if (status != 0) {
+    throw Error(fmt::format("pgbench -i -s {} failed (exit status {}): {}", scale, status,
+                            last_lines(read_text(dir.path() / "err"))));
+  }
+}
+
+PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int64_t jobs,
+                          const std::vector<std::string>& args, const std::filesystem::path& dir) {
+  std::vector<std::string> argv = {pgbench_program().string(), "-c", std::to_string(clients), "-j",
+                                   std::to_string(jobs)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const bool progress = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a.rfind("-P", 0) == 0 || a.rfind("--progress", 0) == 0;
+  });
+  if (!progress) argv.insert(argv.end(), {"-P", "1"});
+  argv.insert(argv.end(), {"-l", "--log-prefix", (dir / "pgbench_log").string(), dsn});
+  const int status = run_into(argv, dir / "stdout", dir / "stderr");
+  PgbenchOutput out;
+  out.output = read_text(dir / "stdout") + read_text(dir / "stderr");
+  if (status != 0) {
+    throw Error(fmt::format("pgbench -c {} -j {} failed (exit status {}): {}", clients, jobs,
+                            status, last_lines(read_text(dir / "stderr"))));
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("pgbench_log.", 0) == 0)
+      out.logs.push_back(entry.path());
+  }
+  std::sort(out.logs.begin(), out.logs.end());
+  return out;
+}
+
+}  // namespace benchledger::engine
