@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   add("report", add_report_command);
   add("ledger", add_ledger_command);
   add("gate", add_gate_command);
+  add("history", add_history_command);
+  add("detect", add_detect_command);
 
   // Whatever the command did, its output must have reached standard output: else exit 2 (or
   // the command's own non-zero code), saying so on stderr.
