@@ -1,7 +1,7 @@
 """Prints the change points Apache Otava finds in a series written by series_ledger.py --values,
 for the comparison in docs/history.md.
 
-Usage: .venv/bin/python3 bench/history/otava_series.py VALUES.json [--min-magnitude FRACTION]
+Usage: .venv-otava/bin/python3 bench/history/otava_series.py VALUES.json [--min-magnitude FRACTION]
 """
 import argparse
 import json

@@ -3,8 +3,8 @@ finds in them, as JSON, for change_points_otava_test to compare against.
 
 Usage: otava_oracle.py OUTPUT.json
 
-Run with the project's .venv/bin/python3, where tools/setup installs apache-otava (pinned in
-tools/python-requirements.txt).
+Run with the project's .venv-otava/bin/python3, where tools/setup installs apache-otava (pinned in
+tools/otava-requirements.txt).
 Deterministic: one seeded generator. Each series has 50 to 1,000 points, steps up and down of
 2-30% at least 20 points apart and from either end, one kind of noise (gaussian, heavy-tailed
 Student t with 3 degrees of freedom, or two modes 3% apart), and, in half of them, single
