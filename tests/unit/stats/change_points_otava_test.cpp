@@ -25,10 +25,11 @@ const json& oracle() {
     // Otava's own environment (tools/otava-requirements.txt), apart from the scipy oracles'.
     const std::string python = std::string(source) + "/.venv-otava/bin/python3";
     const std::filesystem::path out = std::filesystem::current_path() / "otava_oracle.json";
-    const std::string command = "'" + python + "' '" + source +
-                                "/tests/unit/stats/otava_oracle.py' '" + out.string() + "'";
+    const std::string command =
+        "'" + python + "' '" + source + "/tests/unit/stats/otava_oracle.py' '" + out.string() + "'";
     if (std::system(command.c_str()) != 0) {
-      FAIL("the Otava oracle failed (tools/setup installs apache-otava into .venv-otava): " << command);
+      FAIL("the Otava oracle failed (tools/setup installs apache-otava into .venv-otava): "
+           << command);
     }
     std::ifstream in(out);
     return json::parse(in);
