@@ -105,6 +105,16 @@ class ImportSource {
   virtual void each(const std::function<void(Record&& record, std::size_t index)>& visit) const = 0;
 };
 
+// Which results `benchledger history` follows: results whose case matches one of `cases`, in runs
+// that match every filter given. A case matches a glob (fnmatch, as the config's thresholds) that
+// matches its bench name or its case_key (`sort/uniform{"n":2000}`); no globs: every case.
+struct SeriesQuery {
+  std::vector<std::string> cases;
+  std::optional<std::string> label;   // the run's label
+  std::optional<std::string> branch;  // the run's recorded git branch
+  std::optional<std::string> since;   // RFC 3339 time or date (2026-11-01): runs at or after it
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -149,6 +159,12 @@ class Store {
                                    const std::function<bool(ResultRecord&& result)>& visit) const;
   // The same, all of them in memory. The default collects scan_results().
   virtual std::vector<ResultRecord> results_of(const std::string& run_id) const;
+  // The results a SeriesQuery selects, each with its run, in the order appended (oldest first),
+  // one at a time in constant memory beyond the matching runs; `visit` returns false to stop.
+  // The default is one pass of scan(); the database stores query their indexes.
+  virtual void scan_series(
+      const SeriesQuery& query,
+      const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const;
   // Every note, in the order appended.
   virtual std::vector<NoteRecord> notes() const = 0;
 

@@ -19,6 +19,8 @@ Runner add_compare_command(CLI::App& app);
 Runner add_report_command(CLI::App& app);
 Runner add_ledger_command(CLI::App& app);
 Runner add_gate_command(CLI::App& app);
+Runner add_history_command(CLI::App& app);
+Runner add_detect_command(CLI::App& app);
 
 // True when colour may be used on this stream: a terminal and NO_COLOR unset or empty.
 bool use_colour(int fd);

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
   add("report", add_report_command);
   add("ledger", add_ledger_command);
   add("gate", add_gate_command);
+  add("history", add_history_command);
+  add("detect", add_detect_command);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   return run_command_line(

@@ -7,19 +7,10 @@
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/text_fields.hpp"
 
 namespace benchledger::report {
 namespace {
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char ch : text) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
 
 std::string number(const std::optional<double>& value, double scale = 1.0) {
   if (!value || !std::isfinite(*value)) return {};

@@ -9,6 +9,7 @@
 #include "report/compare_render.hpp"
 #include "report/escape.hpp"
 #include "report/format.hpp"
+#include "report/text_fields.hpp"
 
 namespace benchledger::report {
 
@@ -17,10 +18,7 @@ using compare::ComparisonReport;
 using compare::Verdict;
 
 std::string comparison_case_label(const CaseComparison& c) {
-  if (c.params.empty()) return c.bench;
-  std::vector<std::string> parts;
-  for (const auto& [key, value] : c.params) parts.push_back(key + "=" + to_string(value));
-  return fmt::format("{} [{}]", c.bench, fmt::join(parts, ", "));
+  return case_label(c.bench, c.params);
 }
 
 std::string format_detectable(const CaseComparison& c) {

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "ledger/invalidated.hpp"
 #include "report/report.hpp"
 
 namespace benchledger::report {
@@ -11,17 +12,6 @@ namespace {
 struct RunInfo {
   std::string time;
   std::optional<std::string> label;
-};
-
-// What `invalidate` notes take out: whole runs or results, or some benches of a run.
-struct Invalidated {
-  std::set<std::string> whole;                           // run or result ids
-  std::map<std::string, std::set<std::string>> benches;  // run id → benches
-  bool covers(const std::string& run_id, const ResultRecord& result) const {
-    if (whole.count(run_id) != 0 || whole.count(result.header.id) != 0) return true;
-    const auto it = benches.find(run_id);
-    return it != benches.end() && it->second.count(result.bench) != 0;
-  }
 };
 
 TrendPoint point_of(const std::string& run_id, const RunInfo& run, const Metric& metric) {
@@ -59,15 +49,7 @@ std::vector<Trend> collect_history(const ledger::Store& store, const std::vector
   }
   if (history == 0 || order.empty()) return {};
 
-  Invalidated invalidated;
-  for (const NoteRecord& note : store.notes()) {
-    if (note.kind != NoteKind::invalidate) continue;
-    if (note.bench) {
-      invalidated.benches[note.target].insert(*note.bench);
-    } else {
-      invalidated.whole.insert(note.target);
-    }
-  }
+  const ledger::Invalidated invalidated(store.notes());
 
   std::set<std::string> pending;  // reported runs not yet met in the scan
   for (const RunData& data : runs) pending.insert(data.run.header.id);

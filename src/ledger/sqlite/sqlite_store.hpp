@@ -31,6 +31,9 @@ class SqliteStore final : public ChainedStore {
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   void scan_results(const std::string& run_id,
                     const std::function<bool(ResultRecord&& result)>& visit) const override;
+  void scan_series(
+      const SeriesQuery& query,
+      const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)

@@ -1,0 +1,46 @@
+#include "compare/change_detection.hpp"
+
+namespace benchledger::compare {
+
+std::vector<CaseChanges> detect_changes(const std::vector<ledger::Series>& series,
+                                        const DetectOptions& options) {
+  std::vector<CaseChanges> out;
+  out.reserve(series.size());
+  std::vector<double> centres;
+  for (const ledger::Series& s : series) {
+    CaseChanges c{s.bench, s.params, s.metric, s.unit, s.better, s.points.size(), {}};
+    centres.clear();
+    for (const auto& p : s.points) centres.push_back(p.centre);
+    stats::ChangePointOptions method = options.method;
+    method.min_magnitude =
+        options.min_change
+            ? *options.min_change
+            : options.config.threshold_for(s.bench, options.fallback_threshold) / 100;
+    for (const stats::ChangePoint& cp : stats::e_divisive_change_points(centres, method)) {
+      const ledger::SeriesPoint& at = s.points[cp.index];
+      DetectedChange d;
+      d.index = cp.index;
+      d.run_id = at.run_id;
+      d.time = at.time;
+      d.commit = at.commit;
+      d.dirty = at.dirty;
+      d.before = cp.before;
+      d.after = cp.after;
+      d.change = cp.before == 0 ? 0 : cp.after / cp.before - 1;
+      d.p = cp.p;
+      d.regression = s.better == Better::lower ? cp.after > cp.before : cp.after < cp.before;
+      c.changes.push_back(std::move(d));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool recent_regression(const CaseChanges& changes, std::size_t recent) {
+  for (const DetectedChange& d : changes.changes) {
+    if (d.regression && d.index + recent >= changes.points) return true;
+  }
+  return false;
+}
+
+}  // namespace benchledger::compare

@@ -1,0 +1,36 @@
+// What `invalidate` notes take out of a ledger's history: whole runs or results, or some benches
+// of a run (docs/ledger.md, "Notes"). Histories and trends leave these points out.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <benchledger/record.hpp>
+
+namespace benchledger::ledger {
+
+struct Invalidated {
+  std::set<std::string> whole;                           // run or result ids
+  std::map<std::string, std::set<std::string>> benches;  // run id → benches
+
+  explicit Invalidated(const std::vector<NoteRecord>& notes) {
+    for (const NoteRecord& note : notes) {
+      if (note.kind != NoteKind::invalidate) continue;
+      if (note.bench) {
+        benches[note.target].insert(*note.bench);
+      } else {
+        whole.insert(note.target);
+      }
+    }
+  }
+
+  bool covers(const std::string& run_id, const ResultRecord& result) const {
+    if (whole.count(run_id) != 0 || whole.count(result.header.id) != 0) return true;
+    const auto it = benches.find(run_id);
+    return it != benches.end() && it->second.count(result.bench) != 0;
+  }
+};
+
+}  // namespace benchledger::ledger
