@@ -70,7 +70,8 @@ std::string fingerprint(const Env& env);
 
 // The fields compare holds two runs' environments to (docs/environment.md): the comparability
 // fields, then the runtimes that a fingerprint leaves out because a run may not use them:
-// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server.
+// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server, and
+// runtimes.benchledger (which benchledger measured).
 const std::vector<std::string>& compared_fields();
 
 // A compared field whose values differ, both as fingerprint_text writes values (JSON).
