@@ -14,8 +14,8 @@ fail() {
   echo "FAIL: $*" >&2
   exit 1
 }
-conan=$source/build/venv/bin/conan
-[ -x "$conan" ] || fail "$conan is missing: run tools/setup (it installs tools/requirements.txt)"
+conan=$source/.venv/bin/conan
+[ -x "$conan" ] || fail "$conan is missing: run tools/setup (it installs tools/python-requirements.txt)"
 command -v git >/dev/null || fail "git is not installed: apt-get install git"
 rm -rf "$scratch"
 mkdir -p "$scratch"
