@@ -43,8 +43,9 @@ class BenchledgerConan(ConanFile):
 
     def export_sources(self):
         root = os.path.join(self.recipe_folder, "..")
-        copy(self, "CMakeLists.txt", root, self.export_sources_folder)
-        for folder in ("cmake", "include", "src", "bench/suites"):
+        for name in ("CMakeLists.txt", "README.md"):
+            copy(self, name, root, self.export_sources_folder)
+        for folder in ("cmake", "include", "src", "bench/suites", "docs"):
             copy(self, "*", os.path.join(root, folder),
                  os.path.join(self.export_sources_folder, folder))
 
@@ -71,7 +72,7 @@ class BenchledgerConan(ConanFile):
         toolchain = CMakeToolchain(self)
         toolchain.cache_variables["BENCHLEDGER_BUILD_TESTS"] = False
         toolchain.cache_variables["BENCHLEDGER_BUILD_BENCH"] = False
-        toolchain.cache_variables["BENCHLEDGER_MAN_PAGES"] = False
+        toolchain.cache_variables["BENCHLEDGER_HELP_FILES"] = False
         describe = self.conan_data.get("benchledger", {}).get("git_describe", "")
         if describe:
             toolchain.cache_variables["BENCHLEDGER_GIT_DESCRIBE"] = describe
