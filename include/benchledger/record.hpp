@@ -96,6 +96,9 @@ struct ClockInfo {
 
 struct Runtimes {
   std::optional<std::string> compiler, build_type, node, python, postgres_client, postgres_server;
+  // Which benchledger measured the run (`0.1.0 (git 0b0e41e5d2a1)`). Unset only in records
+  // written before benchledger recorded it: then the member is absent, never null.
+  std::optional<std::string> benchledger;
   bool operator==(const Runtimes&) const = default;
 };
 

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/command.hpp"
 #include "cli/command_line.hpp"
+#include "env/build_version.hpp"
 
 namespace benchledger::cli {
 
@@ -34,12 +37,19 @@ std::string subcommand_of_link(const char* argv0) {
 int main(int argc, char** argv) {
   using namespace benchledger::cli;
   std::vector<std::string> args;
-  if (const std::string sub = subcommand_of_link(argv[0]); !sub.empty()) args.push_back(sub);
+  const std::string link_of = subcommand_of_link(argv[0]);
+  if (!link_of.empty()) args.push_back(link_of);
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
 
   CLI::App app{"benchledger: benchmark results you can trust, in an append-only ledger",
                "benchledger"};
-  app.set_version_flag("--version", "benchledger " BENCHLEDGER_VERSION);
+  // A link names itself as GNU tools do (`bench-run (benchledger) 0.1.0`), so that help2man
+  // writes its man page under its own name.
+  const std::string version =
+      link_of.empty() ? fmt::format("benchledger {}", benchledger::env::benchledger_version())
+                      : fmt::format("bench-{} (benchledger) {}", link_of,
+                                    benchledger::env::benchledger_version());
+  app.set_version_flag("--version", version);
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, Runner>> runners;
   const auto add = [&](const char* name, Runner (*adder)(CLI::App&)) {
@@ -54,6 +64,8 @@ int main(int argc, char** argv) {
   add("gate", add_gate_command);
   add("history", add_history_command);
   add("detect", add_detect_command);
+  // `bench-run --version` is `benchledger run --version`: each subcommand answers it too.
+  for (auto& [subcommand, runner] : runners) subcommand->set_version_flag("--version", version);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   return run_command_line(

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env/build_version.hpp"
 #include "env/cpu_probes.hpp"
 #include "env/env.hpp"
 #include "env/postgres_version.hpp"
@@ -224,7 +225,7 @@ void repair_utf8(Env& env) {
         &env.os.version, &env.os.kernel, &env.virtualization, &env.container.kind,
         &env.container.docker_version, &env.clock.source, &env.runtimes.compiler,
         &env.runtimes.build_type, &env.runtimes.node, &env.runtimes.python,
-        &env.runtimes.postgres_client, &env.runtimes.postgres_server})
+        &env.runtimes.postgres_client, &env.runtimes.postgres_server, &env.runtimes.benchledger})
     repair_utf8(*text);
 }
 
@@ -338,6 +339,7 @@ Capture capture_with_notes(const CaptureOptions& options) {
   } else if (std::string_view(BENCHLEDGER_BUILD_TYPE).size() > 0) {
     env.runtimes.build_type = std::string(BENCHLEDGER_BUILD_TYPE);
   }
+  env.runtimes.benchledger = std::string(benchledger_version());
 
   for (auto& [field, future] : pending) {
     guarded("tool", notes, [&, field = field] {

@@ -70,7 +70,8 @@ std::string fingerprint(const Env& env);
 
 // The fields compare holds two runs' environments to (docs/environment.md): the comparability
 // fields, then the runtimes that a fingerprint leaves out because a run may not use them:
-// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server, then the
+// runtimes.node, runtimes.python, runtimes.postgres_client, runtimes.postgres_server,
+// runtimes.benchledger (which benchledger measured), then the
 // measured PostgreSQL server's settings: postgres.shared_buffers, postgres.synchronous_commit,
 // postgres.fsync, postgres.max_connections, postgres.wal_level, postgres.work_mem,
 // postgres.same_host (null in a run given no server).

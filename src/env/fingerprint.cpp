@@ -70,6 +70,8 @@ std::function<std::string(const Env&)> postgres_field(std::optional<T> PostgresS
 
 // Compared as well, but not hashed into the fingerprint: a run records these tools' versions
 // whether or not it uses them, and fingerprints already in ledgers must stay what they were.
+// Which benchledger measured is one of them: a new benchledger is worth naming in a comparison,
+// not a different machine.
 const std::vector<Field>& runtime_fields() {
   static const std::vector<Field> k_fields = {
       {"runtimes.node", [](const Env& e) { return json_text(e.runtimes.node); }},
@@ -78,6 +80,7 @@ const std::vector<Field>& runtime_fields() {
        [](const Env& e) { return json_text(e.runtimes.postgres_client); }},
       {"runtimes.postgres_server",
        [](const Env& e) { return json_text(e.runtimes.postgres_server); }},
+      {"runtimes.benchledger", [](const Env& e) { return json_text(e.runtimes.benchledger); }},
       {"postgres.shared_buffers", postgres_field(&PostgresSettings::shared_buffers)},
       {"postgres.synchronous_commit", postgres_field(&PostgresSettings::synchronous_commit)},
       {"postgres.fsync", postgres_field(&PostgresSettings::fsync)},

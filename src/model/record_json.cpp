@@ -186,8 +186,12 @@ void write_env(CanonicalWriter& w, const Env& env) {
   w.key("runtimes");
   OptionalMembers(w, "env.runtimes.")("compiler", rt.compiler)("build_type", rt.build_type)(
       "node", rt.node)("python", rt.python)("postgres_client", rt.postgres_client)(
-      "postgres_server", rt.postgres_server)
-      .close();
+      "postgres_server", rt.postgres_server);
+  if (rt.benchledger) {  // absent, not null, when unknown: older records keep their bytes
+    w.key("benchledger");
+    w.optional(rt.benchledger, at("env.runtimes.benchledger"));
+  }
+  w.close('}');
   if (env.postgres) {  // absent, not null, without a server: older records keep their bytes
     const PostgresSettings& pg = *env.postgres;
     w.key("postgres");

@@ -152,12 +152,18 @@ void each_member(element value, Visit&& visit) {
   for (const auto field : members(value)) visit(field.key, field.value);
 }
 
-// The member named `name` of a nested object.
-element member(element value, std::string_view name) {
+// The member named `name` of a nested object, if it has one.
+std::optional<element> optional_member(element value, std::string_view name) {
   std::optional<element> found;
   for (const auto field : members(value)) {
     if (field.key == name) found = field.value;
   }
+  return found;
+}
+
+// The member named `name` of a nested object.
+element member(element value, std::string_view name) {
+  const std::optional<element> found = optional_member(value, name);
   require(found.has_value());
   return *found;
 }
@@ -464,6 +470,9 @@ Env env(element value) {
                    Field{"build_type", rt.build_type}, Field{"node", rt.node},
                    Field{"python", rt.python}, Field{"postgres_client", rt.postgres_client},
                    Field{"postgres_server", rt.postgres_server});
+  if (const auto benchledger = optional_member(member(value, "runtimes"), "benchledger")) {
+    rt.benchledger = std::string(text(*benchledger));
+  }
   object env_members;
   require(value.get(env_members) == simdjson::SUCCESS);
   if (element postgres; env_members.at_key("postgres").get(postgres) == simdjson::SUCCESS) {

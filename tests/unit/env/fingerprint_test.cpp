@@ -126,13 +126,14 @@ TEST_CASE("fields outside the comparability set leave the fingerprint alone") {
   changed.runtimes.python = "Python 3.12.0";
   changed.runtimes.postgres_client = "psql (PostgreSQL) 16.1";
   changed.runtimes.postgres_server = "PostgreSQL 16.1";
+  changed.runtimes.benchledger = "0.0.9 (git v0.0.9-dirty)";
   changed.load_avg = std::vector<double>{9, 9, 9};
   changed.fingerprint = "not a hash";
   CHECK(fingerprint(changed) == fingerprint(base));
   // The runtimes are compared all the same (compare and the report), just not hashed.
-  CHECK(differing_fields(base, changed) == std::vector<string>{"runtimes.node", "runtimes.python",
-                                                               "runtimes.postgres_client",
-                                                               "runtimes.postgres_server"});
+  CHECK(differing_fields(base, changed) ==
+        std::vector<string>{"runtimes.node", "runtimes.python", "runtimes.postgres_client",
+                            "runtimes.postgres_server", "runtimes.benchledger"});
   changed.runtimes = base.runtimes;
   CHECK(differing_fields(base, changed).empty());
 }

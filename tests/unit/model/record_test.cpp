@@ -96,6 +96,23 @@ TEST_CASE("fields a reader does not know are kept and written back") {
         std::string::npos);
 }
 
+TEST_CASE("env.runtimes.benchledger is written last among the runtimes, and only when known") {
+  RunRecord run = sample_run();
+  CHECK(serialize(run).find("\"benchledger\":") == std::string::npos);  // older records' bytes
+  run.env.runtimes.benchledger = "0.1.0 (git v0.1.0-2-g0b0e41e5d2a1-dirty)";
+  const std::string bytes = serialize(run);
+  CHECK(bytes.find(R"x("postgres_server":null,"benchledger":"0.1.0 (git v0.1.0-2-g0b0e41e5d2a1-)x"
+                   R"x(dirty)"},"load_avg")x") != std::string::npos);
+  REQUIRE(model::parse_record_fast(bytes).has_value());
+  CHECK(*model::parse_record_fast(bytes) == Record(run));
+  CHECK(model::parse_record_slow(bytes) == Record(run));
+  // Absent means unknown; null would not survive a round trip, so both paths refuse it.
+  CHECK(refusal(with_field(run, "/env/runtimes/benchledger", nullptr)) ==
+        "field \"env.runtimes.benchledger\": expected a string");
+  CHECK(refusal(with_field(run, "/env/runtimes/benchledger", 1)) ==
+        "field \"env.runtimes.benchledger\": expected a string");
+}
+
 TEST_CASE("a missing field is refused by name") {
   CHECK(refusal(without_field(sample_run(), "/project")) == "field \"project\": missing");
   CHECK(refusal(without_field(sample_run(), "/env/cpu/governor")) ==
@@ -397,6 +414,7 @@ std::string random_record_line(std::mt19937_64& rng, int trial) {
   run.project = random_utf8(rng);
   run.env.cpu.mhz = random_double(rng);
   run.env.load_avg = std::vector<double>{random_double(rng), random_double(rng), 0};
+  if (trial % 2 == 0) run.env.runtimes.benchledger = random_utf8(rng);
   ResultRecord result = sample_result();
   result.bench = "bench/" + random_utf8(rng);
   result.params = {{random_utf8(rng), random_double(rng)},

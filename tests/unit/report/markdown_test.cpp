@@ -167,6 +167,19 @@ TEST_CASE("the Markdown report of two runs flags the environment fields that dif
         std::string::npos);
 }
 
+TEST_CASE("the report names which benchledger measured each run and flags a difference") {
+  ReportInput input = two_runs_input();
+  input.runs[0].run.env.runtimes.benchledger = "0.1.0 (git 0b0e41e5d2a1)";
+  input.runs[1].run.env.runtimes.benchledger = "0.1.0 (git 0b0e41e5d2a1-dirty)";
+  const std::string markdown = render_markdown(input);
+  check_valid_gfm(input, markdown);
+  CHECK(markdown.find("| **benchledger** ⚠ differs | 0.1.0 (git 0b0e41e5d2a1) | 0.1.0 (git "
+                      "0b0e41e5d2a1-dirty) |") != std::string::npos);
+  input.runs[1].run.env.runtimes.benchledger = input.runs[0].run.env.runtimes.benchledger;
+  CHECK(render_markdown(input).find("| benchledger | 0.1.0 (git 0b0e41e5d2a1) | 0.1.0 (git "
+                                    "0b0e41e5d2a1) |") != std::string::npos);
+}
+
 TEST_CASE("with a base, the report has the comparison table, its summary and verdict marks") {
   const ReportInput input = against_input();
   const std::string markdown = render_markdown(input);
