@@ -61,13 +61,14 @@ def allowed_folders(cell, table):
     cell = re.sub(r"\([^)]*\)", "", cell).strip()
     if cell == "everything":
         return set(table)
-    if cell == "the library":
-        return {f for f in table if f.startswith("src/") and f != "src/cli/"}
+    library = {f for f in table if f.startswith("src/") and f != "src/cli/"}
     by_name = {short_name(f): f for f in table}
     used = set()
     for word in re.split(r"[,;]", cell):
         word = word.strip().strip("`").strip()
-        if word in table:
+        if word == "the library":
+            used |= library
+        elif word in table:
             used.add(word)
         elif word in by_name:
             used.add(by_name[word])

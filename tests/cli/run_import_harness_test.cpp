@@ -90,7 +90,7 @@ json run_record(const std::vector<json>& records) {
 }  // namespace
 
 TEST_CASE("go test -bench text and -json: one sample per -count, params from the name") {
-  TempDir dir;
+  ScratchDir dir;
   write_go_package(dir.path() / "pkg");
   for (const bool events : {false, true}) {
     INFO((events ? "go test -json" : "go test text"));
@@ -130,7 +130,7 @@ TEST_CASE("go test -bench text and -json: one sample per -count, params from the
 }
 
 TEST_CASE("pytest-benchmark JSON keeps each saved round as a sample and machine_info as env") {
-  TempDir dir;
+  ScratchDir dir;
   std::ofstream(dir.path() / "test_tiny.py") << R"(import pytest
 
 @pytest.mark.parametrize("size", [8, 64])
@@ -170,7 +170,7 @@ def test_sum(benchmark, size):
 }
 
 TEST_CASE("pyperf JSON keeps every value of every run, warmups and calibration left out") {
-  TempDir dir;
+  ScratchDir dir;
   std::ofstream(dir.path() / "bench.py") << R"py(import pyperf
 runner = pyperf.Runner()
 runner.timeit("sum_8", stmt="sum(range(8))")
@@ -200,7 +200,7 @@ runner.timeit("sum_8", stmt="sum(range(8))")
 }
 
 TEST_CASE("an imported run states the file's environment, and --env-from-here this machine's") {
-  TempDir dir;
+  ScratchDir dir;
   const auto output = dir.path() / "gbench.json";
   REQUIRE(
       run(RUN_GBENCH_FIXTURE, {"--benchmark_filter=BM_Empty", "--benchmark_min_time=0.01",
@@ -247,7 +247,7 @@ TEST_CASE("an imported run states the file's environment, and --env-from-here th
 }
 
 TEST_CASE("a damaged or unrecognised file is refused with exit 2 naming the file and the place") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   struct Case {
     std::string format, content, message;

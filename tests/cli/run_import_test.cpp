@@ -69,7 +69,7 @@ TEST_CASE("hyperfine's exported JSON becomes one result per command with each ru
 }
 
 TEST_CASE("google-benchmark's complexity fit becomes a result of its own, not a refusal") {
-  TempDir dir;
+  ScratchDir dir;
   const auto output = dir.path() / "complexity.json";
   const auto produced = run(RUN_GBENCH_FIXTURE,
                             {"--benchmark_filter=BM_Linear", "--benchmark_min_time=0.01",
@@ -95,7 +95,7 @@ TEST_CASE("google-benchmark's complexity fit becomes a result of its own, not a 
 }
 
 TEST_CASE("google-benchmark aggregates alone keep the percentage ones (cv) as metrics in %") {
-  TempDir dir;
+  ScratchDir dir;
   const auto output = dir.path() / "aggregates.json";
   const auto produced = run(RUN_GBENCH_FIXTURE,
                             {"--benchmark_filter=BM_Empty", "--benchmark_min_time=0.01",
@@ -118,7 +118,7 @@ TEST_CASE("google-benchmark aggregates alone keep the percentage ones (cv) as me
 }
 
 TEST_CASE("hyperfine's failed runs are counted as errors, not kept as samples") {
-  TempDir dir;
+  ScratchDir dir;
   const auto output = dir.path() / "hyperfine.json";
   const auto once = dir.path() / "once";
   std::ofstream(once) << "";

@@ -64,7 +64,7 @@ class SmallServer {
 
 TEST_CASE("run --pg records the server's version and settings and never its password") {
   const std::string dsn = with_password(test_server(), "hunter2-secret");
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--pg", dsn, "--ledger", ledger.string(), "--runs", "1",
                                "--warmup", "0", "--name", "true", "--", "true"});
@@ -105,7 +105,7 @@ TEST_CASE("run --pg records the server's version and settings and never its pass
 }
 
 TEST_CASE("run --pg refuses a server it cannot ask, without showing the password") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   // Port 1 on loopback: nothing listens there.
   const auto result =
@@ -120,7 +120,7 @@ TEST_CASE("run --pg refuses a server it cannot ask, without showing the password
 
 TEST_CASE("the postgres suite measures every case with ordered percentiles and no errors") {
   const std::string dsn = test_server();
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--suite", "postgres", "--pg", dsn, "--ledger",
                                ledger.string(), "--repetitions", "2", "--warmup", "1", "--param",
@@ -160,7 +160,7 @@ TEST_CASE("the postgres suite measures every case with ordered percentiles and n
 TEST_CASE("connections a server refuses are counted as errors under SQLSTATE 53300") {
   // 5 connections for 10 clients: every case meets "sorry, too many clients already".
   SmallServer server(5);
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--suite", "postgres", "--pg", server.dsn(), "--ledger",
                                ledger.string(), "--filter", "select1", "--repetitions", "2",
@@ -184,7 +184,7 @@ TEST_CASE("connections a server refuses are counted as errors under SQLSTATE 533
 TEST_CASE("the postgres suite without a server starts a throwaway one and stops it") {
   const std::string dsn = test_server();  // the PostgreSQL binaries are installed
   ::unsetenv("BENCHLEDGER_PG");
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const int servers_before = processes_matching("benchledger-pg-");
   const auto result =
@@ -202,7 +202,7 @@ TEST_CASE("the postgres suite without a server starts a throwaway one and stops 
 
 TEST_CASE("run --pgbench scans two client counts against the server, initialising once") {
   const std::string dsn = test_server();
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto result = run_cli({"run", "--pg", dsn, "--pgbench", "-T 2 -S -M prepared", "--param",
                                "clients=1,2", "--param", "scale=1", "--ledger", ledger.string()});
@@ -235,7 +235,7 @@ TEST_CASE("run --pgbench scans two client counts against the server, initialisin
 }
 
 TEST_CASE("run --import pgbench records pgbench's output and -l logs as one run") {
-  TempDir dir;
+  ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
   const auto fixtures = source_dir() / "tests/unit/import/pgbench";
   const auto result = run_cli({"run", "--ledger", ledger.string(), "--import", "pgbench",
