@@ -53,7 +53,7 @@ TEST_CASE("the Markdown comment matches its golden file") {
   check_golden("comparison.md", br::render_comparison_markdown(golden_report()));
 }
 
-TEST_CASE("the JSON form matches its golden file and DESIGN.md's fields") {
+TEST_CASE("the JSON form matches its golden file and the fields docs/ci-gate.md lists") {
   const auto report = golden_report();
   const std::string text = br::render_comparison_json(report);
   check_golden("comparison.json", text);
