@@ -86,8 +86,10 @@ TEST_CASE("C concurrent OPS workers really run C operations at once and share th
   CHECK(most == 4);
   CHECK(threads.size() == 4);
   CHECK(m.ops == 120);  // the budget is shared: 40 per repetition in all, not per worker
-  // Four 10 ms sleepers at once: close to 400 operations a second, far above one worker's 100.
-  CHECK(test::median(m.throughput) > 300);
+  // Four 10 ms sleepers at once: close to 400 operations a second. One worker at a time could
+  // not pass 100, however quiet the machine; a loaded one wakes sleepers late, so the bound
+  // asks for half again one worker's rate, not for the ideal.
+  CHECK(test::median(m.throughput) > 150);
   CHECK(test::median(m.throughput) < 410);
 }
 
