@@ -20,6 +20,7 @@
 
 #include "find_and_read.hpp"
 #include "ledger/chain.hpp"
+#include "postgres_bench_main.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
 namespace {
@@ -32,8 +33,7 @@ constexpr int k_million_runs = 1000;  // x (1 run + 999 results) = 1,000,000 rec
 constexpr std::size_t k_insert_rows = 250;
 
 std::string server() {
-  const char* uri = std::getenv("BENCHLEDGER_BENCH_PG");
-  return uri == nullptr ? std::string() : std::string(uri);
+  return benchledger::self_bench::postgres_server();
 }
 
 // A new, empty database on the server (an older one of that name is dropped first).
@@ -119,15 +119,5 @@ BENCHMARK(BM_PostgresFindLatestRun1M)->Unit(benchmark::kMillisecond)->UseRealTim
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (server().empty()) {
-    std::fprintf(stderr,
-                 "postgres_bench: BENCHLEDGER_BENCH_PG is not set (tools/self-bench starts a "
-                 "server and sets it)\n");
-    return 2;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return benchledger::self_bench::postgres_bench_main("postgres_bench", argc, argv);
 }

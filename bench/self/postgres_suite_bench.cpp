@@ -14,13 +14,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include "postgres_bench_main.hpp"
+
 #include "suites/postgres_pool.hpp"
 
 namespace {
 
 std::string server() {
-  const char* uri = std::getenv("BENCHLEDGER_BENCH_PG");
-  return uri == nullptr ? std::string() : std::string(uri);
+  return benchledger::self_bench::postgres_server();
 }
 
 void BM_Select1Libpq(benchmark::State& state) {
@@ -54,15 +55,5 @@ BENCHMARK(BM_Select1Suite)->UseRealTime();
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (server().empty()) {
-    std::fprintf(stderr,
-                 "postgres_suite_bench: BENCHLEDGER_BENCH_PG is not set (tools/self-bench starts "
-                 "a server and sets it)\n");
-    return 2;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return benchledger::self_bench::postgres_bench_main("postgres_suite_bench", argc, argv);
 }
