@@ -4,6 +4,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <benchledger/error.hpp>
@@ -73,9 +74,11 @@ std::optional<std::vector<std::pair<std::string, std::string>>> bench_ranges(
   if (globs.empty()) return std::nullopt;
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& glob : globs) {
-    const std::size_t wild = glob.find_first_of("*?[\\");
+    // The bench column holds the bench name alone, while a glob may name a case key
+    // (`sort/uniform{"n":2000}`): the prefix ends at the first wildcard or at the `{` where a
+    // case key's params begin, so that it is a prefix of the bench either way.
+    const std::size_t wild = std::min(glob.find_first_of("*?[\\"), glob.find('{'));
     std::string prefix = glob.substr(0, wild);
-    // A glob without wildcards may still match a case key (`bench{...}`): the prefix covers both.
     if (prefix.empty()) return std::nullopt;
     // Every string that starts with `prefix` sorts below it with its last byte raised; a last
     // byte of 0xff is dropped first (bytes compare unsigned in SQLite and PostgreSQL's C order).

@@ -81,6 +81,12 @@ TEST_CASE("history gives the same series from every store, oldest first, under e
     CHECK(all[0]["points"][0]["commit"] == "abcdef0123456789");
 
     CHECK(history({"executors/sort"}).size() == 2);  // a bench name matches every params
+    // A case key, whole or cut by a wildcard inside its params, as the docs show it.
+    const json one = history({"executors/sort{\"i\":1}", "--label", "nightly"});
+    REQUIRE(one.size() == 1);
+    CHECK(one[0]["params"]["i"] == 1);
+    CHECK(run_ids(one[0]) == std::vector<std::string>{id(a), id(c), id(d)});
+    CHECK(history({"executors/sort{*"}).size() == 2);
     CHECK(run_ids(history({k_case0, "--branch", "dev"})[0]) == std::vector<std::string>{id(b)});
     CHECK(run_ids(history({k_case0, "--label", "nightly", "--last", "2"})[0]) ==
           std::vector<std::string>{id(c), id(d)});
