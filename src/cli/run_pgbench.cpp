@@ -1,13 +1,7 @@
 #include "cli/run_pgbench.hpp"
 
-#include <stdlib.h>
-
 #include <charconv>
-#include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
-#include <system_error>
 
 #include <fmt/format.h>
 
@@ -60,29 +54,12 @@ for (const std::int64_t scale : scales) {
     for (const std::int64_t j : jobs) {
       const std::string name = fmt::format("pgbench -c {} -j {} {} (scale {})", c, j, args, scale);
       started(index++, total, name);
-      char pattern[] = "/tmp/benchledger-pgbench-XXXXXX";
-      if (::mkdtemp(pattern) == nullptr)
-        throw Error("cannot create a directory for pgbench's logs");
-      const std::filesystem::path dir = pattern;
-      try {
-        const engine::PgbenchOutput out = engine::run_pgbench(dsn, c, j, words, dir);
-        std::vector<import::PgbenchFile> files = {{out.output, name}};
-        for (const auto& log : out.logs) {
-          std::ifstream in(log, std::ios::binary);
-          std::ostringstream text;
-          text << in.rdbuf();
-          files.push_back({text.str(), name + " " + log.filename().string()});
-        }
-        import::ImportedResults one = import::read_pgbench(files);
-        for (auto& r : one.results) all.results.push_back(std::move(r));
-        all.warnings.insert(all.warnings.end(), one.warnings.begin(), one.warnings.end());
-      } catch (...) {
-        std::error_code ignored;
-        std::filesystem::remove_all(dir, ignored);
-        throw;
-      }
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);  // nothing to do if a log stays behind
+      const engine::PgbenchOutput out = engine::run_pgbench(dsn, c, j, words);
+      std::vector<import::PgbenchFile> files = {{out.output, name}};
+      for (const auto& [file, text] : out.logs) files.push_back({text, name + " " + file});
+      import::ImportedResults one = import::read_pgbench(files);
+      for (auto& r : one.results) all.results.push_back(std::move(r));
+      all.warnings.insert(all.warnings.end(), one.warnings.begin(), one.warnings.end());
     }
   }
 }

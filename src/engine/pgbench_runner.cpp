@@ -1,6 +1,7 @@
 #include "engine/pgbench_runner.hpp"
 
 #include <fcntl.h>
+#include <libpq-fe.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,13 +23,17 @@ namespace benchledger::engine {
 
 namespace {
 
-// Runs argv with stdout and stderr into `out_path` (stdout first, as separate files joined);
-// returns the exit status, or -1 when killed.
+// Runs argv with stdout and stderr into `out_path` and `err_path`, with `env` added to this
+// process's environment; returns the exit status, or -1 when killed.
 int run_into(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
-             const std::filesystem::path& err_path) {
+             const std::filesystem::path& err_path, const std::vector<std::string>& env = {}) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
+  for (char** entry = environ; *entry != nullptr; ++entry) envp.push_back(*entry);
+  envp.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
     throw Error("cannot start " + argv.front() + ": " +
@@ -42,13 +47,48 @@ int run_into(const std::vector<std::string>& argv, const std::filesystem::path& 
     ::dup2(in, STDIN_FILENO);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
-    ::execv(args[0], args.data());
+    ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The server's connection string for pgbench's command line, which any local user can read in
+// /proc while it runs: the DSN's settings as `keyword='value'` pairs without the password, which
+// goes to pgbench as PGPASSWORD in its environment instead.
+struct PgbenchServer {
+  std::string conninfo;
+  std::vector<std::string> env;
+};
+
+PgbenchServer pgbench_server(const std::string& dsn) {
+  char* message = nullptr;
+  PQconninfoOption* options = ::PQconninfoParse(dsn.c_str(), &message);
+  if (options == nullptr) {
+    const std::string why = message != nullptr ? message : "out of memory";
+    ::PQfreemem(message);
+    throw Error("--pg " + model::redact_secrets(dsn) + ": " + why);
+  }
+  PgbenchServer server;
+  for (const PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr || *o->val == '\0') continue;
+    if (std::string_view(o->keyword) == "password") {
+      server.env.push_back(std::string("PGPASSWORD=") + o->val);
+      continue;
+    }
+    std::string quoted;
+    for (const char* c = o->val; *c != '\0'; ++c) {
+      if (*c == '\\' || *c == '\'') quoted += '\\';
+      quoted += *c;
+    }
+    if (!server.conninfo.empty()) server.conninfo += ' ';
+    server.conninfo += fmt::format("{}='{}'", o->keyword, quoted);
+  }
+  ::PQconninfoFree(options);
+  return server;
 }
 
 std::string read_text(const std::filesystem::path& path) {
@@ -146,9 +186,10 @@ std::vector<std::string> split_pgbench_args(const std::string& text) {
 
 void initialise_pgbench(const std::string& dsn, std::int64_t scale) {
   const ScratchDir dir;
-  const int status =
-      run_into({pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), dsn},
-               dir.path() / "out", dir.path() / "err");
+  const PgbenchServer server = pgbench_server(dsn);
+  const int status = run_into(
+      {pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), server.conninfo},
+      dir.path() / "out", dir.path() / "err", server.env);
   if (status != 0) {
     throw Error(fmt::format("pgbench -i -s {} failed (exit status {}): {}", scale, status,
                             last_lines(read_text(dir.path() / "err"))));
@@ -156,7 +197,8 @@ void initialise_pgbench(const std::string& dsn, std::int64_t scale) {
 }
 
 PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int64_t jobs,
-                          const std::vector<std::string>& args, const std::filesystem::path& dir) {
+                          const std::vector<std::string>& args) {
+  const ScratchDir dir;
   std::vector<std::string> argv = {pgbench_program().string(), "-c", std::to_string(clients), "-j",
                                    std::to_string(jobs)};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -164,19 +206,23 @@ PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int
     return a.rfind("-P", 0) == 0 || a.rfind("--progress", 0) == 0;
   });
   if (!progress) argv.insert(argv.end(), {"-P", "1"});
-  argv.insert(argv.end(), {"-l", "--log-prefix", (dir / "pgbench_log").string(), dsn});
-  const int status = run_into(argv, dir / "stdout", dir / "stderr");
+  const PgbenchServer server = pgbench_server(dsn);
+  argv.insert(argv.end(),
+              {"-l", "--log-prefix", (dir.path() / "pgbench_log").string(), server.conninfo});
+  const int status = run_into(argv, dir.path() / "stdout", dir.path() / "stderr", server.env);
   PgbenchOutput out;
-  out.output = read_text(dir / "stdout") + read_text(dir / "stderr");
+  out.output = read_text(dir.path() / "stdout") + read_text(dir.path() / "stderr");
   if (status != 0) {
     throw Error(fmt::format("pgbench -c {} -j {} failed (exit status {}): {}", clients, jobs,
-                            status, last_lines(read_text(dir / "stderr"))));
+                            status, last_lines(read_text(dir.path() / "stderr"))));
   }
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  std::vector<std::filesystem::path> logs;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
     if (entry.path().filename().string().rfind("pgbench_log.", 0) == 0)
-      out.logs.push_back(entry.path());
+      logs.push_back(entry.path());
   }
-  std::sort(out.logs.begin(), out.logs.end());
+  std::sort(logs.begin(), logs.end());
+  for (const auto& log : logs) out.logs.emplace_back(log.filename().string(), read_text(log));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace benchledger::engine {
@@ -20,8 +21,8 @@ std::filesystem::path pgbench_program();
 std::vector<std::string> split_pgbench_args(const std::string& text);
 
 struct PgbenchOutput {
-  std::string output;                       // stdout, then stderr
-  std::vector<std::filesystem::path> logs;  // the -l files, in `dir`
+  std::string output;                                     // stdout, then stderr
+  std::vector<std::pair<std::string, std::string>> logs;  // each -l file's name and text
 };
 
 // `pgbench -i -q -s SCALE DSN`: creates pgbench's tables at that scale (replacing them).
@@ -29,9 +30,10 @@ struct PgbenchOutput {
 void initialise_pgbench(const std::string& dsn, std::int64_t scale);
 
 // `pgbench -c CLIENTS -j JOBS ARGS -l --log-prefix DIR/pgbench_log [-P 1] DSN`, with -P 1
-// added unless ARGS asks for progress reports itself. Throws Error with pgbench's last lines
-// when it exits non-zero (a run whose clients all aborted).
+// added unless ARGS asks for progress reports itself, in a temporary folder (under $TMPDIR)
+// removed afterwards. Throws Error with pgbench's last lines when it exits non-zero (a run
+// whose clients all aborted).
 PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int64_t jobs,
-                          const std::vector<std::string>& args, const std::filesystem::path& dir);
+                          const std::vector<std::string>& args);
 
 }  // namespace benchledger::engine

@@ -90,6 +90,7 @@ pid_t start(const std::vector<std::string>& argv, const Owner& owner,
   const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (out < 0) throw Error("cannot create " + log.string() + ": " + errno_text(errno));
   if (owner.switch_user) std::ignore = ::fchown(out, owner.uid, owner.gid);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -98,7 +99,6 @@ pid_t start(const std::vector<std::string>& argv, const Owner& owner,
   }
   if (pid == 0) {
     // Only async-signal-safe calls until exec.
-    ::prctl(PR_SET_PDEATHSIG, SIGINT);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, STDIN_FILENO);
     ::dup2(out, STDOUT_FILENO);
@@ -108,6 +108,10 @@ pid_t start(const std::vector<std::string>& argv, const Owner& owner,
         (::setgroups(0, nullptr) != 0 || ::setgid(owner.gid) != 0 || ::setuid(owner.uid) != 0)) {
       ::_exit(126);
     }
+    // After the change of user, which clears a parent-death signal set before it (prctl(2));
+    // a parent that died before this line would never send it.
+    ::prctl(PR_SET_PDEATHSIG, SIGINT);
+    if (::getppid() != parent) ::_exit(126);
     ::execv(args[0], args.data());
     ::_exit(127);
   }

@@ -3,7 +3,10 @@
 // percentiles and count refused connections under their SQLSTATE.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <set>
@@ -200,14 +203,60 @@ TEST_CASE("the postgres suite without a server starts a throwaway one and stops 
   CHECK(processes_matching("benchledger-pg-") == servers_before);
 }
 
+TEST_CASE("a throwaway server stops when the benchledger that started it is killed") {
+  test_server();  // the PostgreSQL binaries are installed
+  ::unsetenv("BENCHLEDGER_PG");
+  ScratchDir dir;
+  // The throwaway's folder goes under the scratch folder, which the postgres user must enter.
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all |
+                                               std::filesystem::perms::others_exec |
+                                               std::filesystem::perms::group_exec);
+  const std::string server = "bin/postgres -D " + dir.path().string() + "/benchledger-pg-";
+  test_support::ProcessOptions options;
+  options.env = {"TMPDIR=" + dir.path().string()};
+  options.stdout_path = options.stderr_path = "/dev/null";
+  const pid_t pid =
+      test_support::spawn({cli(), "run", "--suite", "postgres", "--ledger",
+                           (dir / "ledger.ndjson").string(), "--filter", "select1_pool",
+                           "--repetitions", "1000", "--warmup", "0", "--param", "concurrency=10"},
+                          options)
+          .pid;
+  for (int wait = 0; wait < 600 && processes_matching(server) == 0; ++wait) ::usleep(100'000);
+  REQUIRE(processes_matching(server) == 1);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  // The server gets SIGINT, PostgreSQL's fast shutdown, from the kernel when its parent dies.
+  for (int wait = 0; wait < 600 && processes_matching(server) != 0; ++wait) ::usleep(100'000);
+  CHECK(processes_matching(server) == 0);
+}
+
 TEST_CASE("run --pgbench scans two client counts against the server, initialising once") {
   const std::string dsn = test_server();
   ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
-  const auto result = run_cli({"run", "--pg", dsn, "--pgbench", "-T 2 -S -M prepared", "--param",
-                               "clients=1,2", "--param", "scale=1", "--ledger", ledger.string()});
-  INFO(result.err);
-  REQUIRE(result.status == 0);
+  // With a password in the DSN (trust authentication ignores it): pgbench gets it in its
+  // environment, never on its command line, which any local user can read while it runs.
+  test_support::ProcessOptions options;
+  options.stdout_path = (dir / "stdout").string();
+  options.stderr_path = (dir / "stderr").string();
+  const pid_t pid =
+      test_support::spawn({cli(), "run", "--pg", with_password(dsn, "hunter2-pgbench"), "--pgbench",
+                           "-T 2 -S -M prepared", "--param", "clients=1,2", "--param", "scale=1",
+                           "--ledger", ledger.string()},
+                          options)
+          .pid;
+  int status = 0, pgbench_seen = 0, password_seen = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    pgbench_seen += processes_matching("bin/pgbench ");
+    password_seen += processes_matching("bin/pgbench .*hunter2");
+    ::usleep(50'000);
+  }
+  INFO(read_file(dir / "stderr"));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(pgbench_seen > 0);
+  CHECK(password_seen == 0);
+  CHECK(read_file(ledger).find("hunter2") == std::string::npos);
   const auto records = read_ledger(ledger);
   CHECK(records[0]["source"] == "pgbench");
   CHECK(records[0]["env"]["postgres"]["fsync"] == "off");
