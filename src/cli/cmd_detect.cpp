@@ -65,8 +65,8 @@ Runner add_detect_command(CLI::App& app) {
       "(docs/history.md); exit 1 for a regression in the last --recent runs");
   add_series_flags(*sub, options->ledger, options->history);
   sub->add_option("--window", options->detect.method.window,
-                  "runs in each window of the split step")
-      ->check(CLI::Range(std::size_t{4}, std::size_t{100000}))
+                  "runs in each window of the split step (at most 2000)")
+      ->check(CLI::Range(std::size_t{4}, stats::k_max_change_point_window))
       ->default_str("50");
   sub->add_option("--significance", options->detect.method.max_p,
                   "the p-value a change point must reach")

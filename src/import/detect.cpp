@@ -1,5 +1,4 @@
 // `--import auto`: a file's format from its content.
-#include <regex>
 
 #include <benchledger/error.hpp>
 
@@ -9,6 +8,31 @@
 namespace benchledger::import {
 
 namespace {
+
+// Whether a line of `text` is one `go test -bench` writes: `goos: …`, or a result,
+// `BenchmarkX[-N] ITERATIONS VALUE UNIT…` (a name, blanks, digits, a blank). Read by hand: a
+// regular expression over a long line without blanks recurses once a character in libstdc++.
+bool has_go_test_line(std::string_view text) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.starts_with("goos: ")) return true;
+    if (!line.starts_with("Benchmark")) continue;
+    std::size_t i = 0;
+    while (i < line.size() && !blank(line[i])) ++i;
+    const std::size_t name_end = i;
+    while (i < line.size() && blank(line[i])) ++i;
+    const std::size_t digits = i;
+    while (i < line.size() && digit(line[i])) ++i;
+    if (i > name_end && digits > name_end && i > digits && i < line.size() && blank(line[i]))
+      return true;
+  }
+  return false;
+}
 
 using detail::json;
 
@@ -54,9 +78,7 @@ std::string detect_format(std::string_view text, const std::string& origin) {
       if (event.is_object() && event.contains("Action")) return "go-test";
     }
   } else {
-    static const std::regex go_line(R"((^|\n)(Benchmark\S*\s+\d+\s|goos: ))");
-    const std::string_view head = text.substr(0, 1 << 20);
-    if (std::regex_search(head.begin(), head.end(), go_line)) return "go-test";
+    if (has_go_test_line(text.substr(0, 1 << 20))) return "go-test";
   }
   throw Error(origin +
               ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "

@@ -1,4 +1,5 @@
 // `go test -bench` output, as text or as `go test -json` events, to result records.
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -154,7 +155,8 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
       try {
         std::size_t used = 0;
         const double value = std::stod(value_text, &used);
-        if (used != value_text.size()) throw std::invalid_argument(value_text);
+        if (used != value_text.size() || !std::isfinite(value))
+          throw std::invalid_argument(value_text);
         values.emplace_back(value, unit);
       } catch (const std::logic_error&) {
         throw Error(where + ": expected a number before \"" + unit + "\", got \"" + value_text +
@@ -169,7 +171,9 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
       if (!package.empty()) benchmarks[key].params["pkg"] = package;
     }
     GoBenchmark& b = benchmarks[key];
-    b.iterations += std::get<std::int64_t>(iterations);
+    if (__builtin_add_overflow(b.iterations, std::get<std::int64_t>(iterations), &b.iterations))
+      throw Error(where + ": " + name + ": the iterations of its -count lines add up beyond " +
+                  "the largest count");
     for (const auto& [value, unit_text] : values) {
       const std::string metric = metric_name(unit_text);
       if (b.metrics.count(metric) == 0) {

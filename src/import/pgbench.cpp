@@ -17,6 +17,7 @@
 
 #include "import/json_input.hpp"
 #include "model/user_file.hpp"
+#include "stats/summary.hpp"
 
 namespace benchledger::import {
 
@@ -93,7 +94,7 @@ std::string script_name(const std::string& type) {
 // A -l log line: client_id transaction_no time script_no time_epoch time_us [schedule_lag]
 // [retries]; time is in microseconds, or `failed` / `skipped`. Returns false for a line
 // that is not one.
-bool read_log_line(const std::string& line, PgbenchRun& run) {
+bool read_log_line(const std::string& line, const LineError& where, PgbenchRun& run) {
   static const std::regex pattern(
       R"(\d+ \d+ (\d+|failed|skipped|serialization|deadlock|other) \d+ \d+ \d+( -?\d+)?( \d+)?)");
   std::smatch m;
@@ -104,7 +105,7 @@ bool read_log_line(const std::string& line, PgbenchRun& run) {
     ++run.logged_failed;
     return true;
   }
-  run.logged_latency_ms.push_back(std::stod(time) / 1000.0);
+  run.logged_latency_ms.push_back(to_number(time, where, "transaction time") / 1000.0);
   return true;
 }
 
@@ -215,14 +216,6 @@ void read_output_line(const std::string& raw, const LineError& where, bool& in_s
   read_summary_line(line.substr(0, split), trim(line.substr(split + skip)), where, run);
 }
 
-// Linear interpolation between order statistics (Hyndman and Fan's type 7, numpy's default).
-double quantile(const std::vector<double>& sorted, double q) {
-  const double at = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(at));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
 }  // namespace
 
 ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
@@ -236,13 +229,13 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
     for (std::string line; std::getline(in, line);) {
       ++number;
       const LineError where(file.origin, number);
-      if (number == 1 && read_log_line(trim(line), run)) {
+      if (number == 1 && read_log_line(trim(line), where, run)) {
         is_log = true;
         continue;
       }
       if (is_log) {
         if (trim(line).empty()) continue;
-        if (!read_log_line(trim(line), run))
+        if (!read_log_line(trim(line), where, run))
           where.fail("not a line of pgbench's -l log: \"" + trim(line) + "\"");
         continue;
       }
@@ -296,12 +289,12 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
     s.n = static_cast<std::int64_t>(sorted.size());
     s.min = sorted.front();
     s.max = sorted.back();
-    s.median = quantile(sorted, 0.5);
+    s.median = stats::quantile_sorted(sorted, 0.5);
     s.p50 = s.median;
-    s.p90 = quantile(sorted, 0.90);
-    s.p95 = quantile(sorted, 0.95);
-    s.p99 = quantile(sorted, 0.99);
-    s.p999 = quantile(sorted, 0.999);
+    s.p90 = stats::quantile_sorted(sorted, 0.90);
+    s.p95 = stats::quantile_sorted(sorted, 0.95);
+    s.p99 = stats::quantile_sorted(sorted, 0.99);
+    s.p999 = stats::quantile_sorted(sorted, 0.999);
     if (!run.latency_avg) {
       double sum = 0;
       for (double x : sorted) sum += x;

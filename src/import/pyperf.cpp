@@ -88,7 +88,13 @@ ImportedResults read_pyperf(std::string_view json_text, const std::string& origi
       for (std::size_t v = 0; v < run_values->size(); ++v) {
         values.push_back(
             number((*run_values)[v], run_path + ".values[" + std::to_string(v) + "]", origin));
-        loops += run_loops.value_or(common_loops.value_or(1));
+        const std::int64_t run_loop_count = run_loops.value_or(common_loops.value_or(1));
+        if (run_loop_count < 1) {
+          fail(origin, (run_loops ? run_path : path) + ".metadata.loops",
+               "expected 1 or more loops");
+        }
+        if (__builtin_add_overflow(loops, run_loop_count, &loops))
+          fail(origin, run_path, "the loops of the runs add up beyond the largest count");
       }
     }
     if (values.empty()) fail(origin, path + ".runs", "no run has values (only calibration)");

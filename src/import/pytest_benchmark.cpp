@@ -117,7 +117,8 @@ ImportedResults read_pytest_benchmark(std::string_view json_text, const std::str
       }
     }
     r.primary = "time";
-    r.ops = rounds * iterations;
+    if (__builtin_mul_overflow(rounds, iterations, &r.ops))
+      fail(origin, stats_path, "rounds times iterations is beyond the largest count");
     r.errors = 0;
     imported.results.push_back(std::move(r));
   }

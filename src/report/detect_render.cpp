@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/escape.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
 
@@ -76,9 +77,9 @@ std::string render_changes_markdown(const std::vector<compare::CaseChanges>& cas
   std::string out = "## Change points\n\n" + summary(cases) + "\n";
   for (const auto& c : cases) {
     if (c.changes.empty()) continue;
-    out +=
-        fmt::format("\n### {}\n\n{} ({}, {} is better), {} runs\n\n", case_label(c.bench, c.params),
-                    c.metric, c.unit, to_string(c.better), c.points);
+    out += fmt::format("\n### {}\n\n{} ({}, {} is better), {} runs\n\n",
+                       escape_markdown(case_label(c.bench, c.params)), escape_markdown(c.metric),
+                       escape_markdown(c.unit), to_string(c.better), c.points);
     out +=
         "| index | run | commit | before | after | change | p | verdict |\n"
         "|--:|---|---|--:|--:|--:|--:|---|\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/escape.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
 
@@ -68,8 +69,9 @@ std::string render_history_markdown(const std::vector<ledger::Series>& series) {
   std::string out;
   for (const ledger::Series& s : series) {
     if (!out.empty()) out += '\n';
-    out += fmt::format("### {}\n\n{} ({}, {} is better), {} {}\n\n", case_label(s.bench, s.params),
-                       s.metric, s.unit, to_string(s.better), s.points.size(),
+    out += fmt::format("### {}\n\n{} ({}, {} is better), {} {}\n\n",
+                       escape_markdown(case_label(s.bench, s.params)), escape_markdown(s.metric),
+                       escape_markdown(s.unit), to_string(s.better), s.points.size(),
                        s.points.size() == 1 ? "run" : "runs");
     out += "| run | time | commit | centre | interval | n |\n|---|---|---|--:|--:|--:|\n";
     for (const auto& p : s.points) {

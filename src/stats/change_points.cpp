@@ -172,7 +172,10 @@ double change_magnitude(double before, double after) {
 
 std::vector<ChangePoint> e_divisive_change_points(std::span<const double> series,
                                                   const ChangePointOptions& options) {
-  if (options.window < 2) throw Error("change points: the window must hold at least 2 points");
+  if (options.window < 2 || options.window > k_max_change_point_window) {
+    throw Error("change points: the window must hold 2 to " +
+                std::to_string(k_max_change_point_window) + " points");
+  }
   if (!(options.max_p > 0 && options.max_p <= 1)) {
     throw Error("change points: the significance level must lie in (0, 1]");
   }

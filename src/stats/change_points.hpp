@@ -17,8 +17,11 @@ enum class SegmentTest {
   student,  // Student's t with pooled variance, as Otava
 };
 
+// The largest window: the split step holds a window² table of distances (32 MB at 2000).
+inline constexpr std::size_t k_max_change_point_window = 2000;
+
 struct ChangePointOptions {
-  std::size_t window = 50;   // points in each window of the split step; at least 2
+  std::size_t window = 50;   // points in each window of the split step; 2 to 2000
   double max_p = 0.001;      // the final significance level of the test between segments
   double min_magnitude = 0;  // relative change a change point needs when its p is small enough
   SegmentTest test = SegmentTest::rank;

@@ -1,5 +1,6 @@
 // The importers turn google-benchmark's and hyperfine's JSON into result records keeping every
 // field they read, and refuse a bad file whole, naming the file and the field.
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -312,4 +313,47 @@ TEST_CASE("import_file reads a file by format, and names an unknown format or a 
   const auto broken = (dir / "broken.json").string();
   CHECK_THROWS_WITH(import::import_file("hyperfine", broken),
                     broken + ": field \"results[0].times\": expected a non-empty array");
+}
+
+TEST_CASE("numbers a harness could not have written are refused naming the file and the place") {
+  const auto refused = [](const std::function<void()>& read, const std::string& expected) {
+    try {
+      read();
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK_THAT(e.what(), Contains(expected));
+    }
+  };
+  // go test: a value that is not finite, and -count lines whose iterations overflow a count.
+  refused([] { import::read_go_test("BenchmarkX-4 100 NaN ns/op\n", "go.txt"); },
+          "go.txt:1: expected a number before \"ns/op\", got \"NaN\"");
+  refused(
+      [] {
+        import::read_go_test(
+            "BenchmarkX-4 5000000000000000000 1 ns/op\nBenchmarkX-4 5000000000000000000 1 ns/op\n",
+            "go.txt");
+      },
+      "go.txt:2: BenchmarkX-4: the iterations of its -count lines add up");
+  // pytest-benchmark: rounds times iterations beyond a count.
+  refused(
+      [] {
+        import::read_pytest_benchmark(
+            R"({"benchmarks": [{"name": "test_x", "fullname": "t.py::test_x",
+                "stats": {"rounds": 9000000000000000000, "iterations": 4, "min": 1, "max": 1,
+                          "mean": 1, "stddev": 0, "median": 1}}]})",
+            "pytest.json");
+      },
+      "pytest.json: field \"benchmarks[0].stats\": rounds times iterations");
+  // pyperf: loops below 1.
+  refused(
+      [] {
+        import::read_pyperf(
+            R"({"version": "1.0", "metadata": {"loops": 0},
+                "benchmarks": [{"metadata": {"name": "b"}, "runs": [{"values": [0.5]}]}]})",
+            "pyperf.json");
+      },
+      "pyperf.json: field \"benchmarks[0].metadata.loops\": expected 1 or more loops");
+  // auto: a text that starts like go test's but is one 1 MiB word is no format, not a crash.
+  refused([] { import::detect_format("Benchmark" + std::string(1 << 20, 'x'), "big.txt"); },
+          "big.txt: --import auto: not a format");
 }

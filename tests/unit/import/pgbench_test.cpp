@@ -123,6 +123,9 @@ TEST_CASE("a bad pgbench file is refused with its line named") {
              Contains("d.txt: line 3: number of clients: expected a count"));
   CHECK_THAT(refusal("e.log", "0 1 10223 0 1795513606 29227\n0 2 oops\n"),
              Contains("e.log: line 2: not a line of pgbench's -l log: \"0 2 oops\""));
+  CHECK_THAT(refusal("g.log", "0 1 10223 0 1795513606 29227\n0 2 " + string(400, '9') +
+                                 " 0 1795513606 29227\n"),
+             Contains("g.log: line 2: transaction time: \"999"));
   CHECK_THAT(refusal("f.txt", header),
              Contains("f.txt: no pgbench summary (tps = …) or --progress line"));
 }

@@ -139,3 +139,13 @@ TEST_CASE(
   CHECK(ours_false * 5 <= otava_false);
   CHECK(ours_on_outlier * 5 <= otava_on_outlier);
 }
+
+TEST_CASE("a window beyond the largest is refused before its table of distances is made") {
+  const std::vector<double> series(5000, 1.0);
+  benchledger::stats::ChangePointOptions options;
+  options.window = benchledger::stats::k_max_change_point_window + 1;
+  CHECK_THROWS_WITH(benchledger::stats::e_divisive_change_points(series, options),
+                    Catch::Contains("the window must hold 2 to 2000 points"));
+  options.window = benchledger::stats::k_max_change_point_window;
+  CHECK(benchledger::stats::e_divisive_change_points(series, options).empty());
+}
