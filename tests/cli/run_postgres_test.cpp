@@ -212,15 +212,15 @@ TEST_CASE("a throwaway server stops when the benchledger that started it is kill
                                                std::filesystem::perms::others_exec |
                                                std::filesystem::perms::group_exec);
   const std::string server = "bin/postgres -D " + dir.path().string() + "/benchledger-pg-";
-  test_support::ProcessOptions options;
+  benchledger::test_support::ProcessOptions options;
   options.env = {"TMPDIR=" + dir.path().string()};
   options.stdout_path = options.stderr_path = "/dev/null";
-  const pid_t pid =
-      test_support::spawn({cli(), "run", "--suite", "postgres", "--ledger",
-                           (dir / "ledger.ndjson").string(), "--filter", "select1_pool",
-                           "--repetitions", "1000", "--warmup", "0", "--param", "concurrency=10"},
-                          options)
-          .pid;
+  const pid_t pid = benchledger::test_support::spawn(
+                        {cli(), "run", "--suite", "postgres", "--ledger",
+                         (dir / "ledger.ndjson").string(), "--filter", "select1_pool",
+                         "--repetitions", "1000", "--warmup", "0", "--param", "concurrency=10"},
+                        options)
+                        .pid;
   for (int wait = 0; wait < 600 && processes_matching(server) == 0; ++wait) ::usleep(100'000);
   REQUIRE(processes_matching(server) == 1);
   ::kill(pid, SIGKILL);
@@ -236,15 +236,15 @@ TEST_CASE("run --pgbench scans two client counts against the server, initialisin
   const auto ledger = dir.path() / "ledger.ndjson";
   // With a password in the DSN (trust authentication ignores it): pgbench gets it in its
   // environment, never on its command line, which any local user can read while it runs.
-  test_support::ProcessOptions options;
+  benchledger::test_support::ProcessOptions options;
   options.stdout_path = (dir / "stdout").string();
   options.stderr_path = (dir / "stderr").string();
-  const pid_t pid =
-      test_support::spawn({cli(), "run", "--pg", with_password(dsn, "hunter2-pgbench"), "--pgbench",
-                           "-T 2 -S -M prepared", "--param", "clients=1,2", "--param", "scale=1",
-                           "--ledger", ledger.string()},
-                          options)
-          .pid;
+  const pid_t pid = benchledger::test_support::spawn(
+                        {cli(), "run", "--pg", with_password(dsn, "hunter2-pgbench"), "--pgbench",
+                         "-T 2 -S -M prepared", "--param", "clients=1,2", "--param", "scale=1",
+                         "--ledger", ledger.string()},
+                        options)
+                        .pid;
   int status = 0, pgbench_seen = 0, password_seen = 0;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
     pgbench_seen += processes_matching("bin/pgbench ");
