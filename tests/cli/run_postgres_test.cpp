@@ -239,6 +239,8 @@ TEST_CASE("run --pgbench scans two client counts against the server, initialisin
   benchledger::test_support::ProcessOptions options;
   options.stdout_path = (dir / "stdout").string();
   options.stderr_path = (dir / "stderr").string();
+  std::ofstream(options.stdout_path).flush();  // opened for writing, not created, by spawn
+  std::ofstream(options.stderr_path).flush();
   const pid_t pid = benchledger::test_support::spawn(
                         {cli(), "run", "--pg", with_password(dsn, "hunter2-pgbench"), "--pgbench",
                          "-T 2 -S -M prepared", "--param", "clients=1,2", "--param", "scale=1",
