@@ -129,10 +129,12 @@ TEST_CASE("SIGKILL at random moments loses at most the batch in flight, never ha
       }
     }
     CHECK(killed >= 200);
-    // The property above holds for many acknowledged batches, not a handful.
+    // The property above holds for many acknowledged batches, not a handful: about one a
+    // process on a quiet machine, fewer where a loaded one stretches the first batch beyond the
+    // capped span the kills land in (40 of 200 seen at a load of 10 on 2 CPUs).
     INFO(acked.size() << " batches acknowledged, " << begun.size() - acked.size()
                       << " in flight when killed");
-    CHECK(acked.size() >= k_kills / 4);
+    CHECK(acked.size() >= k_kills / 10);
     // Kills landed before the write of the batch in flight (it is missing) and after it (the
     // next writer kept it, complete).
     const Census census = take_census(uri);
