@@ -7,6 +7,8 @@
 # test runs in, by the same install rules and CPack settings as `cmake --build --preset release
 # --target package`; only the build type differs (a release build here would cost minutes).
 set -euo pipefail
+# grep reads its whole input (never -q in a pipe): -q stops at the first match, and the writer
+# then dies of SIGPIPE, which pipefail reports as a failure.
 build=$1
 version=$2
 fail() {
@@ -30,7 +32,7 @@ field() { dpkg-deb --field "$deb" "$1"; }
 [ "$(field Package)" = benchledger ] || fail "Package is $(field Package)"
 [ "$(field Version)" = "$version" ] || fail "Version is $(field Version), not $version"
 [ "$(field Architecture)" = "$(dpkg --print-architecture)" ] || fail "Architecture is $(field Architecture)"
-dpkg-deb --info "$deb" | grep -q "^ Description: benchmark results you can trust" ||
+dpkg-deb --info "$deb" | grep "^ Description: benchmark results you can trust" >/dev/null ||
   fail "no Description: $(dpkg-deb --info "$deb")"
 # Depends comes from dpkg-shlibdeps: the Debian packages of the libraries the binary links.
 depends=$(field Depends)
@@ -70,7 +72,7 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
 dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless --install "$deb" \
   >"$work/install.log" 2>&1 || { cat "$work/install.log" >&2; fail "dpkg --root --install failed"; }
-dpkg --root="$root" --status benchledger | grep -qx "Status: install ok installed" ||
+dpkg --root="$root" --status benchledger | grep -x "Status: install ok installed" >/dev/null ||
   fail "dpkg does not list benchledger as installed in $root"
 
 printed=$("$root/usr/bin/bench-run" --version)
@@ -101,6 +103,6 @@ zsh_complete() {
   zsh -f -c 'compadd() { print -l -- "${@:2}" }; service=$2; words=("${@:2}"); CURRENT=$(($# - 1))
              PREFIX=${@[-1]}; source "$1"' _ "$root/usr/share/zsh/vendor-completions/_benchledger" "$@"
 }
-zsh_complete bench-run --le | grep -qx -- --ledger || fail "zsh offers no --ledger after bench-run"
-zsh_complete benchledger ledger ver | grep -qx verify || fail "zsh offers no verify after benchledger ledger"
+zsh_complete bench-run --le | grep -x -- --ledger >/dev/null || fail "zsh offers no --ledger after bench-run"
+zsh_complete benchledger ledger ver | grep -x verify >/dev/null || fail "zsh offers no verify after benchledger ledger"
 echo "$deb: $(du -k "$deb" | cut -f1) KiB; Depends: $depends"
