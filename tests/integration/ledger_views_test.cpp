@@ -259,3 +259,16 @@ TEST_CASE("an append-only CI role may read the PostgreSQL view and not change it
   CHECK(query_postgres(ci, "SELECT count(*) FROM benchledger_results WHERE metric = 'time'") ==
         Rows{{"3"}});
 }
+
+TEST_CASE("a PostgreSQL ledger made before the view gets it from its owner's next append") {
+  ScratchDir dir;
+  const std::string uri = dir.pg_uri();
+  open_store(uri)->append(fresh_batch("nightly", 2));
+  // As the previous version left it: the table alone.
+  query_postgres(uri, "DROP VIEW benchledger_results");
+  CHECK(query_postgres(uri, "SELECT to_regclass('benchledger_results') IS NULL") == Rows{{"t"}});
+  open_store(uri)->append(fresh_batch("nightly", 1));
+  CHECK(query_postgres(uri, "SELECT count(*) FROM benchledger_results WHERE metric = 'time'") ==
+        Rows{{"3"}});
+  CHECK(run_ledger({"verify", "--ledger", uri}).exit_code == 0);
+}
