@@ -302,17 +302,25 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
 
 const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {
-      "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf"};
+      "auto",    "google-benchmark", "hyperfine", "pytest-benchmark",
+      "go-test", "pyperf",           "ndjson",    "csv"};
   return formats;
 }
 
-ImportedResults import_file(const std::string& format, const std::filesystem::path& path) {
+ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
+                            const std::string& mapping) {
   if (std::find(import_formats().begin(), import_formats().end(), format) ==
       import_formats().end()) {
     std::string known;
     for (const std::string& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
     throw Error("--import " + format + ": unknown format (known: " + known + ")");
   }
+  const bool mapped = format == "ndjson" || format == "csv";
+  if (mapped && mapping.empty())
+    throw Error("--import " + format + " " + path.string() +
+                ": needs --map (e.g. --map bench=.name,value=.ms,unit=ms)");
+  if (!mapped && !mapping.empty())
+    throw Error("--map is for --import ndjson and csv, not " + format);
   // Bounded, and a regular file only: a FIFO would block, a device might never end.
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
@@ -321,7 +329,9 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                              : chosen == "hyperfine"        ? read_hyperfine(content, origin)
                              : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
                              : chosen == "go-test"          ? read_go_test(content, origin)
-                                                            : read_pyperf(content, origin);
+                             : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
+                             : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
+                                                  : read_pyperf(content, origin);
   imported.format = chosen;
   return imported;
 }
