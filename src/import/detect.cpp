@@ -53,6 +53,7 @@ std::optional<std::string> json_format(const json& document) {
     if (first.is_object() && (first.contains("real_time") || first.contains("run_type")))
       return "google-benchmark";
   }
+  if (document.contains("result_columns") && document.contains("results")) return "asv";
   if (has_array(document, "results")) {
     const json& results = document["results"];
     if (!results.empty() && results[0].is_object() && results[0].contains("command"))
@@ -77,12 +78,17 @@ std::string detect_format(std::string_view text, const std::string& origin) {
           nullptr, false);
       if (event.is_object() && event.contains("Action")) return "go-test";
     }
+  } else if (first != std::string_view::npos && text[first] == '<') {
+    static const std::regex catch_root(R"(<(Catch|Catch2TestRun)[\s>])");
+    const std::string_view head = text.substr(0, 4096);
+    if (std::regex_search(head.begin(), head.end(), catch_root)) return "catch2";
   } else {
     if (has_go_test_line(text.substr(0, 1 << 20))) return "go-test";
   }
   throw Error(origin +
               ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
-              "pytest-benchmark, go-test, pyperf): name the format instead of auto if it is one");
+              "pytest-benchmark, go-test, pyperf, catch2, asv): name the format instead of auto if "
+              "it is one");
 }
 
 }  // namespace benchledger::import

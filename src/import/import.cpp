@@ -300,10 +300,29 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
   return imported;
 }
 
+namespace {
+
+// asv keeps the benchmarks' declarations (param names, types, units) beside the machines'
+// folders: results/benchmarks.json for results/MACHINE/RESULTS.json.
+ImportedResults read_asv_file(const std::string& content, const std::filesystem::path& path) {
+  const std::filesystem::path declarations = path.parent_path().parent_path() / "benchmarks.json";
+  std::error_code ignored;
+  if (!std::filesystem::is_regular_file(declarations, ignored))
+    return read_asv(content, path.string(), "", "");
+  const std::string text = model::read_input_file(declarations, k_max_import_bytes, "");
+  ImportedResults imported = read_asv(content, path.string(), text, declarations.string());
+  imported.environment.facts["benchmarks_json"] = declarations.string();
+  return imported;
+}
+
+}  // namespace
+
 const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {
-      "auto",    "google-benchmark", "hyperfine", "pytest-benchmark",
-      "go-test", "pyperf",           "ndjson",    "csv"};
+      // clang-format off
+      "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf",
+      "catch2", "asv", "ndjson", "csv"};
+  // clang-format on
   return formats;
 }
 
@@ -329,6 +348,8 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                              : chosen == "hyperfine"        ? read_hyperfine(content, origin)
                              : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
                              : chosen == "go-test"          ? read_go_test(content, origin)
+                             : chosen == "catch2"           ? read_catch2_xml(content, origin)
+                             : chosen == "asv"              ? read_asv_file(content, path)
                              : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
                              : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
                                                   : read_pyperf(content, origin);

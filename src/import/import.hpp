@@ -66,6 +66,21 @@ ImportedResults read_go_test(std::string_view text, const std::string& origin);
 // metadata as environment.
 ImportedResults read_pyperf(std::string_view json_text, const std::string& origin);
 
+// Catch2's XML reporter (`-r xml`): one result per <BenchmarkResults>, bench its name and
+// params `test_case` (and `section` inside sections): `time` (ns) is Catch2's estimate of the
+// mean, one value (Catch2 2.x writes no samples); its mean interval, standard deviation and
+// outliers are kept in the result's `tool_statistics`. A <failed> benchmark is a failed result.
+ImportedResults read_catch2_xml(std::string_view xml_text, const std::string& origin);
+
+// asv's results JSON (version 2: `results/MACHINE/COMMIT-ENV.json`): one result per benchmark
+// and param combination, `time` (s), `memory` (bytes) or `value` (a track's unit) with the
+// samples of `--record-samples`, else asv's result as one value; a null result is a failed
+// result. `benchmarks_json` (results/benchmarks.json, may be empty) gives the param names,
+// types and units; without it params are param1, param2, ... and the type comes from the
+// name's prefix. The machine's `params` and the date as environment.
+ImportedResults read_asv(std::string_view json_text, const std::string& origin,
+                         std::string_view benchmarks_json, const std::string& benchmarks_origin);
+
 // A team's own log read through a mapping (`--map`, docs/import.md "Mapped logs"):
 // `bench=.name,value=.ms,unit=ms,params=.size`, each KEY=SOURCE where SOURCE is a field of the
 // line (`.name`; NDJSON: a dotted path of members, CSV: a column by its header name) or a
@@ -84,7 +99,7 @@ ImportedResults read_mapped_csv(std::string_view text, const std::string& origin
 std::string detect_format(std::string_view text, const std::string& origin);
 
 // The formats import_file knows: auto, google-benchmark, hyperfine, pytest-benchmark, go-test,
-// pyperf, then the mapped ndjson and csv (which `auto` never chooses).
+// pyperf, catch2, asv, then the mapped ndjson and csv (which `auto` never chooses).
 const std::vector<std::string>& import_formats();
 
 // The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of
@@ -95,6 +110,7 @@ inline constexpr std::size_t k_max_import_bytes = 64u << 20;
 // detect_format finds, and ImportedResults::format says which. Throws Error naming `path`
 // when it is not a regular file (a FIFO or device is not read) or is over k_max_import_bytes.
 // `mapping` is the `--map` of the ndjson and csv formats: required by them, refused by others.
+// asv reads the results/benchmarks.json two folders up from `path` too, when there is one.
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
                             const std::string& mapping = "");
 

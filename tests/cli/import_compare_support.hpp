@@ -1,4 +1,5 @@
-// The end-to-end check every importer shares: two outputs of a harness, the second with one
+// What the import tests share: the run record of a ledger, and the end-to-end check every
+// importer shares: two outputs of a harness, the second with one
 // benchmark slowed down, imported as two runs, and the cases `compare` calls regressions.
 #pragma once
 
@@ -8,6 +9,13 @@
 #include "run_support.hpp"
 
 namespace benchledger::run_test {
+
+// The run record of an imported ledger's records.
+inline nlohmann::json run_record(const std::vector<nlohmann::json>& records) {
+  for (const nlohmann::json& r : records)
+    if (r["type"] == "run") return r;
+  return nlohmann::json();
+}
 
 struct Regressions {
   int status = -1;                 // compare's exit status (1: the gate failed)

@@ -5,7 +5,7 @@
 
 #include <regex>
 
-#include "run_support.hpp"
+#include "import_compare_support.hpp"
 
 using namespace benchledger::run_test;
 using nlohmann::json;
@@ -79,12 +79,6 @@ Invocation go_test(const std::filesystem::path& dir, const std::filesystem::path
     args.push_back(a);
   std::ofstream(output).close();
   return run("/usr/bin/env", args, dir, output.c_str());
-}
-
-json run_record(const std::vector<json>& records) {
-  for (const json& r : records)
-    if (r["type"] == "run") return r;
-  return json();
 }
 
 }  // namespace

@@ -19,11 +19,11 @@ void write_log(const std::filesystem::path& dir, const std::filesystem::path& ou
   std::ofstream(dir / "logger.py") << R"py(import csv, json, sys, time
 syntax, path = sys.argv[1], sys.argv[2]
 rows = []
-for round_ in range(12):
+for round_ in range(30):
     for name, size in (("sort", 64), ("sort", 512), ("sum", 512)):
         data = list(range(size, 0, -1))
         start = time.perf_counter()
-        for _ in range(20):
+        for _ in range(100):
             sorted(data) if name == "sort" else sum(data)
         rows.append({"name": name, "ms": (time.perf_counter() - start) * 1e3, "size": size,
                      "round": round_})
@@ -66,8 +66,8 @@ TEST_CASE("an NDJSON or CSV log becomes one result per bench and params, one sam
     CHECK(results[0]["primary"] == "time");
     CHECK(results[0]["metrics"]["time"]["unit"] == "ms");
     CHECK(results[0]["metrics"]["time"]["better"] == "lower");
-    CHECK(results[0]["metrics"]["time"]["samples"].size() == 12);
-    CHECK(results[0]["ops"] == 12);
+    CHECK(results[0]["metrics"]["time"]["samples"].size() == 30);
+    CHECK(results[0]["ops"] == 30);
     CHECK(schema_problems(ledger).empty());
   }
 }

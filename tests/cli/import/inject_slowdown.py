@@ -133,6 +133,48 @@ def pyperf(text, bench, factor):
     return json.dumps(doc), hits
 
 
+CATCH2_ESTIMATE = re.compile(r'<(mean|standardDeviation) value="([^"]+)" lowerBound="([^"]+)" '
+                            r'upperBound="([^"]+)"')
+
+
+def catch2(text, bench, factor):
+    """Catch2's -r xml: the mean and standard deviation estimates of <BenchmarkResults name=BENCH>."""
+    hits = 0
+    out = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        if "<BenchmarkResults " in line:
+            inside = f'name="{bench}"' in line
+            hits += inside
+        elif "</BenchmarkResults>" in line:
+            inside = False
+        elif inside:
+            line = CATCH2_ESTIMATE.sub(
+                lambda m: '<%s value="%g" lowerBound="%g" upperBound="%g"' % (
+                    m.group(1), *(float(m.group(k)) * factor for k in (2, 3, 4))), line)
+        out.append(line)
+    return "".join(out), hits
+
+
+def asv(text, bench, factor):
+    """asv results version 2: the result, its samples and its interval and quartiles."""
+    doc = json.loads(text)
+    if bench not in doc["results"]:
+        return text, 0
+    columns = doc["result_columns"]
+    row = doc["results"][bench]
+
+    def scaled(value):
+        if isinstance(value, list):
+            return [scaled(v) for v in value]
+        return value * factor if isinstance(value, (int, float)) else value
+    for column in ("result", "samples", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25",
+                   "stats_q_75"):
+        if column in columns and columns.index(column) < len(row):
+            row[columns.index(column)] = scaled(row[columns.index(column)])
+    return json.dumps(doc), 1
+
+
 def ndjson(text, bench, factor, name_field="name", value_field="ms"):
     out, hits = [], 0
     for line in text.splitlines():
@@ -166,6 +208,8 @@ READERS = {
     "pytest-benchmark": pytest_benchmark,
     "go-test": go_test,
     "pyperf": pyperf,
+    "catch2": catch2,
+    "asv": asv,
     "ndjson": ndjson,
     "csv": csv_log,
 }
