@@ -1,5 +1,6 @@
 // `run --import` reads the committed outputs of harnesses too slow or heavy to run in every test
-// (Catch2's XML, asv's results; tests/cli/import/regenerate.sh makes them with the real tools):
+// (Catch2's XML, asv's results, pyperf's JSON; tests/cli/import/regenerate.sh makes them with
+// the real tools):
 // what each keeps, and that of two outputs, the second with one benchmark 20% slower, compare
 // flags exactly that benchmark.
 #include <catch2/catch.hpp>
@@ -77,7 +78,9 @@ TEST_CASE(
   CHECK(schema_problems(ledger).empty());
 }
 
-TEST_CASE("two outputs of Catch2 and of asv, one benchmark 20% slower: compare flags exactly it") {
+TEST_CASE(
+    "two outputs of Catch2, asv and pyperf, one benchmark 20% slower: compare flags exactly "
+    "it") {
   ScratchDir dir;
   struct Format {
     std::string name, base, slowed;

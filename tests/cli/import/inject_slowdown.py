@@ -67,7 +67,9 @@ GO_LINE = re.compile(r"^(Benchmark\S+\s+\d+\s+)(.*)$")
 
 def go_line(line, bench, factor):
     match = GO_LINE.match(line)
-    if not match or match.group(1).split()[0] != bench:
+    name = match.group(1).split()[0] if match else ""
+    # BENCH with or without go's -GOMAXPROCS suffix.
+    if not match or (name != bench and not re.fullmatch(re.escape(bench) + r"-\d+", name)):
         return line, 0
     fields = match.group(2).split()
     out = []

@@ -4,7 +4,8 @@
 # For each format it runs the tool once (base) and writes the slowed copy with
 # inject_slowdown.py (one benchmark 20% slower), which the end-to-end tests in
 # tests/cli/run_import_fixture_test.cpp import and compare. Tools: catch2 is Debian's catch2 with
-# g++; asv is pinned in tools/python-requirements.txt (tools/setup puts it in .venv/).
+# g++; asv and pyperf are pinned in tools/python-requirements.txt (tools/setup puts them in
+# .venv/).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -42,5 +43,14 @@ asv() {
     "$out/results/fixture/slowed.json" "bench_tiny.time_sum"
 }
 
-[ $# -gt 0 ] || set -- catch2 asv
+pyperf() {
+  out=$fixtures/pyperf
+  # 20 processes of 5 values: 100 samples a benchmark.
+  (cd "$work" && "$python" "$out/bench.py" --processes 20 --values 5 --warmups 1 -q \
+    -o "$work/pyperf.json")
+  cp "$work/pyperf.json" "$out/base.json"
+  "$python" "$here/inject_slowdown.py" pyperf "$out/base.json" "$out/slowed.json" "sort_1000"
+}
+
+[ $# -gt 0 ] || set -- catch2 asv pyperf
 for format in "$@"; do "$format"; done
