@@ -1,7 +1,5 @@
 // asv's (airspeed velocity) results JSON (`results/MACHINE/COMMIT-ENV.json`, version 2) to
 // result records, with the benchmarks' declarations from results/benchmarks.json when given.
-#include <ctime>
-
 #include <benchledger/error.hpp>
 
 #include "import/file_environment.hpp"
@@ -20,18 +18,6 @@ ParamValue asv_param(const std::string& repr) {
       repr.back() == repr.front())
     return repr.substr(1, repr.size() - 2);
   return param_value(repr);
-}
-
-// Milliseconds since the epoch as RFC 3339 UTC.
-std::string rfc3339_of_milliseconds(std::int64_t ms) {
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm utc{};
-  ::gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  char millis[8];
-  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms % 1000));
-  return std::string(text) + millis;
 }
 
 std::optional<std::int64_t> integer_text(const json& object, const std::string& key) {

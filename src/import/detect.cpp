@@ -45,6 +45,7 @@ bool has_array(const json& document, const char* key) {
 std::optional<std::string> json_format(const json& document) {
   if (!document.is_object()) return std::nullopt;
   if (has_array(document, "benchmarks")) {
+    if (document.contains("layout")) return "mitata";
     if (document.contains("context")) return "google-benchmark";
     if (document.contains("machine_info")) return "pytest-benchmark";
     const json& first = document["benchmarks"].empty() ? json() : document["benchmarks"][0];
@@ -85,10 +86,11 @@ std::string detect_format(std::string_view text, const std::string& origin) {
   } else {
     if (has_go_test_line(text.substr(0, 1 << 20))) return "go-test";
   }
-  throw Error(origin +
-              ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
-              "pytest-benchmark, go-test, pyperf, catch2, asv): name the format instead of auto if "
-              "it is one");
+  throw Error(
+      origin +
+      ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
+      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata): name the format instead of auto if "
+      "it is one");
 }
 
 }  // namespace benchledger::import

@@ -321,7 +321,7 @@ const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {
       // clang-format off
       "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf",
-      "catch2", "asv", "ndjson", "csv"};
+      "catch2", "asv", "mitata", "ndjson", "csv"};
   // clang-format on
   return formats;
 }
@@ -350,6 +350,7 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                              : chosen == "go-test"          ? read_go_test(content, origin)
                              : chosen == "catch2"           ? read_catch2_xml(content, origin)
                              : chosen == "asv"              ? read_asv_file(content, path)
+                             : chosen == "mitata"           ? read_mitata(content, origin)
                              : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
                              : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
                                                   : read_pyperf(content, origin);

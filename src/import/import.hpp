@@ -81,6 +81,12 @@ ImportedResults read_catch2_xml(std::string_view xml_text, const std::string& or
 ImportedResults read_asv(std::string_view json_text, const std::string& origin,
                          std::string_view benchmarks_json, const std::string& benchmarks_origin);
 
+// mitata's JSON (`run({ format: 'json' })`): one result per run of each benchmark, bench its
+// alias and params its `args`: `time` (ns) with mitata's samples (sorted and trimmed by mitata,
+// one per batch of calls); ops = ticks. A run with an `error` is a failed result. The context's
+// CPU, architecture and node version as environment.
+ImportedResults read_mitata(std::string_view json_text, const std::string& origin);
+
 // A team's own log read through a mapping (`--map`, docs/import.md "Mapped logs"):
 // `bench=.name,value=.ms,unit=ms,params=.size`, each KEY=SOURCE where SOURCE is a field of the
 // line (`.name`; NDJSON: a dotted path of members, CSV: a column by its header name) or a
@@ -99,7 +105,7 @@ ImportedResults read_mapped_csv(std::string_view text, const std::string& origin
 std::string detect_format(std::string_view text, const std::string& origin);
 
 // The formats import_file knows: auto, google-benchmark, hyperfine, pytest-benchmark, go-test,
-// pyperf, catch2, asv, then the mapped ndjson and csv (which `auto` never chooses).
+// pyperf, catch2, asv, mitata, then the mapped ndjson and csv (which `auto` never chooses).
 const std::vector<std::string>& import_formats();
 
 // The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of

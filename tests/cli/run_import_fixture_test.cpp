@@ -1,8 +1,7 @@
 // `run --import` reads the committed outputs of harnesses too slow or heavy to run in every test
-// (Catch2's XML, asv's results, pyperf's JSON; tests/cli/import/regenerate.sh makes them with
-// the real tools):
-// what each keeps, and that of two outputs, the second with one benchmark 20% slower, compare
-// flags exactly that benchmark.
+// (Catch2's XML, asv's results, pyperf's and mitata's JSON; tests/cli/import/regenerate.sh makes
+// them with the real tools): what each keeps, and that of two outputs, the second with one
+// benchmark 20% slower, compare flags exactly that benchmark.
 #include <catch2/catch.hpp>
 
 #include "import_compare_support.hpp"
@@ -78,9 +77,35 @@ TEST_CASE(
   CHECK(schema_problems(ledger).empty());
 }
 
+TEST_CASE("mitata JSON: each run's samples, its args as params, the context as env") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli({"run", "--import", "auto", fixture("mitata/base.json").string(),
+                               "--ledger", ledger.string()});
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  CHECK_THAT(result.err, Catch::Contains("is mitata"));
+  const auto records = read_ledger(ledger);
+  const json run = run_record(records);
+  CHECK(run["source"] == "mitata");
+  CHECK(run["env"]["cpu"]["arch"] == "x86_64");  // x64-linux
+  CHECK(run["env"]["runtimes"]["node"].get<std::string>().rfind("v", 0) == 0);
+  CHECK(run["env"]["host"].is_null());  // mitata does not say
+  CHECK(run["imported"]["files"][0]["measured_at"].is_string());
+  const auto results = results_of(records);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0]["bench"] == "sum 1e6");
+  CHECK(results[1]["bench"] == "sort $size");
+  CHECK(results[1]["params"] == json{{"size", 20000}});
+  CHECK(results[2]["params"] == json{{"size", 50000}});
+  CHECK(results[2]["metrics"]["time"]["unit"] == "ns");
+  CHECK(results[2]["metrics"]["time"]["samples"].size() > 12);
+  CHECK(schema_problems(ledger).empty());
+}
+
 TEST_CASE(
-    "two outputs of Catch2, asv and pyperf, one benchmark 20% slower: compare flags exactly "
-    "it") {
+    "two outputs of Catch2, asv, pyperf and mitata, one benchmark 20% slower: compare "
+    "flags exactly it") {
   ScratchDir dir;
   struct Format {
     std::string name, base, slowed;
@@ -92,6 +117,8 @@ TEST_CASE(
        "asv/results/fixture/base.json",
        "asv/results/fixture/slowed.json",
        {"bench_tiny.time_sum"}},
+      {"pyperf", "pyperf/base.json", "pyperf/slowed.json", {"sort_1000"}},
+      {"mitata", "mitata/base.json", "mitata/slowed.json", {"sort $size {\"size\":50000}"}},
   };
   for (const Format& f : formats) {
     INFO(f.name);

@@ -177,6 +177,21 @@ def asv(text, bench, factor):
     return json.dumps(doc), 1
 
 
+def mitata(text, bench, factor):
+    """mitata's JSON: the stats of the run named BENCH (a benchmark's alias with its args)."""
+    doc = json.loads(text)
+    hits = 0
+    for entry in doc["benchmarks"]:
+        for run in entry["runs"]:
+            if run["name"] != bench:
+                continue
+            hits += 1
+            stats = run["stats"]
+            scale_keys(stats, ["min", "max", "p25", "p50", "p75", "p99", "p999", "avg"], factor)
+            stats["samples"] = [v * factor for v in stats["samples"]]
+    return json.dumps(doc), hits
+
+
 def ndjson(text, bench, factor, name_field="name", value_field="ms"):
     out, hits = [], 0
     for line in text.splitlines():
@@ -212,6 +227,7 @@ READERS = {
     "pyperf": pyperf,
     "catch2": catch2,
     "asv": asv,
+    "mitata": mitata,
     "ndjson": ndjson,
     "csv": csv_log,
 }

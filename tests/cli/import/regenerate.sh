@@ -5,7 +5,8 @@
 # inject_slowdown.py (one benchmark 20% slower), which the end-to-end tests in
 # tests/cli/run_import_fixture_test.cpp import and compare. Tools: catch2 is Debian's catch2 with
 # g++; asv and pyperf are pinned in tools/python-requirements.txt (tools/setup puts them in
-# .venv/).
+# .venv/); mitata comes from npm (Debian's nodejs and npm), pinned by the package-lock.json in
+# its fixture folder.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -52,5 +53,17 @@ pyperf() {
   "$python" "$here/inject_slowdown.py" pyperf "$out/base.json" "$out/slowed.json" "sort_1000"
 }
 
-[ $# -gt 0 ] || set -- catch2 asv pyperf
+mitata() {
+  out=$fixtures/mitata
+  # mitata as package-lock.json pins it, into the git-ignored node_modules/ beside it.
+  (cd "$out" && npm ci --no-audit --no-fund > /dev/null)
+  (cd "$out" && node bench.mjs > "$work/mitata.json")
+  # context.noop is mitata's measurement of an empty function, a million samples (over 20 MB)
+  # that no importer reads: left out of the committed file, which is otherwise mitata's own.
+  "$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["context"].pop("noop", None); json.dump(d, open(sys.argv[2], "w"))' \
+    "$work/mitata.json" "$out/base.json"
+  "$python" "$here/inject_slowdown.py" mitata "$out/base.json" "$out/slowed.json" "sort 50000"
+}
+
+[ $# -gt 0 ] || set -- catch2 asv pyperf mitata
 for format in "$@"; do "$format"; done
