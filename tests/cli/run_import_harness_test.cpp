@@ -372,3 +372,102 @@ TEST_CASE(
                Catch::StartsWith("BenchmarkSum {\"procs\":") && Catch::EndsWith(",\"size\":64}"));
   }
 }
+
+// The corpus of damaged files: each format's real output (run here, or the committed fixture),
+// truncated and mistyped, is refused with exit 2 naming the file and the place, and the ledger
+// it was to go to keeps its bytes.
+namespace {
+
+struct Damage {
+  std::string format;
+  std::filesystem::path source;
+  std::string kind;  // "truncate": the first half; "cut": up to the end of `pattern`'s first
+                     // match; "retype": `pattern`'s first match replaced by `replacement`
+  std::string pattern, replacement;
+  std::string expected;  // in the message besides the file's name
+};
+
+std::string damaged(const Damage& d) {
+  const std::string text = read_file(d.source);
+  if (d.kind == "truncate") return text.substr(0, text.size() / 2);
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex(d.pattern)))
+    throw std::runtime_error(d.pattern + " is not in " + d.source.string());
+  const auto end = static_cast<std::size_t>(match.position(0) + match.length(0));
+  if (d.kind == "cut") return text.substr(0, end);
+  return text.substr(0, static_cast<std::size_t>(match.position(0))) + d.replacement +
+         text.substr(end);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a truncated or mistyped output of each format is refused with exit 2 naming the file "
+    "and the place, appending nothing") {
+  ScratchDir dir;
+  const auto gbench = dir.path() / "gbench.json";
+  REQUIRE(run(RUN_GBENCH_FIXTURE,
+              {"--benchmark_filter=BM_Empty|BM_SumItems", "--benchmark_min_time=0.001",
+               "--benchmark_out_format=json", "--benchmark_out=" + gbench.string()})
+              .status == 0);
+  const auto hyperfine = dir.path() / "hyperfine.json";
+  REQUIRE(run("/usr/bin/hyperfine",
+              {"-N", "--runs", "2", "--export-json", hyperfine.string(), "sleep 0.001"})
+              .status == 0);
+  const auto pytest = dir.path() / "pytest.json";
+  REQUIRE(pytest_benchmark(dir.path(), pytest, "8", 2).status == 0);
+  write_go_package(dir.path() / "pkg");
+  const auto go_text = dir.path() / "go.txt";
+  const auto go_json = dir.path() / "go.json";
+  REQUIRE(go_test(dir.path() / "pkg", go_text, false, 1).status == 0);
+  REQUIRE(go_test(dir.path() / "pkg", go_json, true, 1).status == 0);
+  const auto fixtures = source_dir() / "tests/cli/import/fixtures";
+  const auto asv = fixtures / "asv/results/fixture/base.json";
+  const auto catch2 = fixtures / "catch2/base.xml";
+  const auto pyperf = fixtures / "pyperf/base.json";
+  const auto mitata = fixtures / "mitata/base.json";
+  const std::vector<Damage> corpus = {
+      {"google-benchmark", gbench, "truncate", "", "", "not JSON"},
+      {"google-benchmark", gbench, "retype", R"("real_time": [^,]*)", R"("real_time": "fast")",
+       ".real_time\": expected a number"},
+      {"hyperfine", hyperfine, "truncate", "", "", "not JSON"},
+      {"hyperfine", hyperfine, "retype", R"("times": \[\s*[^,\]]*)", R"("times": ["x")",
+       ".times[0]\": expected a number"},
+      {"pytest-benchmark", pytest, "truncate", "", "", "not JSON"},
+      {"pytest-benchmark", pytest, "retype", R"("data": \[)", R"("data": ["x", )",
+       ".stats.data[0]\": expected a number"},
+      {"go-test", go_text, "cut", R"(Benchmark\S+\s+\d+\s+[\d.]+)", "", "has no unit after it"},
+      {"go-test", go_text, "retype", R"(\s[\d.]+ ns/op)", " fast ns/op",
+       "expected a number before \"ns/op\", got \"fast\""},
+      {"go-test", go_json, "truncate", "", "", "not JSON"},
+      {"pyperf", pyperf, "truncate", "", "", "not JSON"},
+      {"pyperf", pyperf, "retype", R"("values":\[)", R"("values":["x",)",
+       ".values[0]\": expected a number"},
+      {"catch2", catch2, "truncate", "", "", "not XML"},
+      {"catch2", catch2, "retype", R"(<mean value="[^"]*")", R"(<mean value="fast")",
+       "<mean>: attribute value: expected a number, got \"fast\""},
+      {"asv", asv, "truncate", "", "", "not JSON"},
+      {"asv", asv, "retype", R"("result_columns": \[)", R"("result_columns": "x", "_": [)",
+       "field \"result_columns\": expected an array"},
+      {"mitata", mitata, "truncate", "", "", "not JSON"},
+      {"mitata", mitata, "retype", R"("samples": \[)", R"("samples": ["x", )",
+       ".stats.samples[0]\": expected a number"},
+  };
+  const auto ledger = dir.path() / "ledger.ndjson";
+  REQUIRE(run_cli({"run", "--import", "hyperfine", hyperfine.string(), "--ledger", ledger.string(),
+                   "-q"})
+              .status == 0);
+  const std::string before = read_file(ledger);
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const Damage& d = corpus[i];
+    const auto file = dir.path() / ("damaged-" + std::to_string(i) + "-" + d.kind + "-" +
+                                    d.source.filename().string());
+    std::ofstream(file) << damaged(d);
+    const auto result =
+        run_cli({"run", "--import", d.format, file.string(), "--ledger", ledger.string()});
+    INFO(d.format << " " << d.kind << " " << d.pattern << ": " << result.err);
+    CHECK(result.status == 2);
+    CHECK_THAT(result.err, Catch::Contains(file.string()) && Catch::Contains(d.expected));
+  }
+  CHECK(read_file(ledger) == before);
+}
