@@ -80,9 +80,10 @@ std::string detect_format(std::string_view text, const std::string& origin) {
       if (event.is_object() && event.contains("Action")) return "go-test";
     }
   } else if (first != std::string_view::npos && text[first] == '<') {
-    static const std::regex catch_root(R"(<(Catch|Catch2TestRun)[\s>])");
+    // Catch2's root element: <Catch name=...> (2.x) or <Catch2TestRun ...> (3.x).
     const std::string_view head = text.substr(0, 4096);
-    if (std::regex_search(head.begin(), head.end(), catch_root)) return "catch2";
+    for (const std::string_view root : {"<Catch ", "<Catch>", "<Catch2TestRun"})
+      if (head.find(root) != std::string_view::npos) return "catch2";
   } else {
     if (has_go_test_line(text.substr(0, 1 << 20))) return "go-test";
   }
