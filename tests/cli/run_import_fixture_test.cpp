@@ -130,3 +130,17 @@ TEST_CASE(
     CHECK(found.cases == f.flagged);
   }
 }
+
+TEST_CASE("two outputs of pgbench, one statement 20% slower: compare flags exactly it") {
+  ScratchDir dir;
+  const auto found =
+      regressions_between({"--import", "pgbench",
+                           (source_dir() / "tests/unit/import/pgbench/tpcb_output.txt").string()},
+                          {"--import", "pgbench", fixture("pgbench/slowed.txt").string()},
+                          dir.path() / "pgbench.ndjson");
+  INFO(found.output);
+  CHECK(found.status == 1);
+  REQUIRE(found.cases.size() == 1);
+  CHECK_THAT(found.cases[0], Catch::StartsWith("pgbench/tpcb-like/statement {") &&
+                                 Catch::Contains("UPDATE pgbench_branches"));
+}

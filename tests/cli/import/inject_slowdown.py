@@ -192,6 +192,19 @@ def mitata(text, bench, factor):
     return json.dumps(doc), hits
 
 
+def pgbench(text, bench, factor):
+    """pgbench's output with --report-per-command: the latency of the statement whose text is
+    BENCH."""
+    out, hits = [], 0
+    for line in text.splitlines(keepends=True):
+        fields = line.split(None, 2)
+        if len(fields) == 3 and fields[2].rstrip("\n") == bench:
+            hits += 1
+            line = line.replace(fields[0], "%.3f" % (float(fields[0]) * factor), 1)
+        out.append(line)
+    return "".join(out), hits
+
+
 def ndjson(text, bench, factor, name_field="name", value_field="ms"):
     out, hits = [], 0
     for line in text.splitlines():
@@ -228,6 +241,7 @@ READERS = {
     "catch2": catch2,
     "asv": asv,
     "mitata": mitata,
+    "pgbench": pgbench,
     "ndjson": ndjson,
     "csv": csv_log,
 }

@@ -65,5 +65,14 @@ mitata() {
   "$python" "$here/inject_slowdown.py" mitata "$out/base.json" "$out/slowed.json" "sort 50000"
 }
 
-[ $# -gt 0 ] || set -- catch2 asv pyperf mitata
+pgbench() {
+  # The real pgbench output the unit tests read (made by pgbench 15 against the throwaway
+  # server of tools/test) is the base; only the slowed copy is written here.
+  mkdir -p "$fixtures/pgbench"
+  "$python" "$here/inject_slowdown.py" pgbench "$root/tests/unit/import/pgbench/tpcb_output.txt" \
+    "$fixtures/pgbench/slowed.txt" \
+    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;"
+}
+
+[ $# -gt 0 ] || set -- catch2 asv pyperf mitata pgbench
 for format in "$@"; do "$format"; done
