@@ -35,6 +35,7 @@ struct RunOptions {
   // `benchledger run` only:
   std::vector<std::string> suites;
   std::vector<std::pair<std::string, std::string>> imports;  // format, file
+  std::optional<std::string> map;      // --map: the mapping of --import ndjson and csv
   bool env_from_here = false;          // --import: this machine's environment, not the file's
   std::optional<std::string> pgbench;  // --pgbench ARGS
   std::optional<std::string> name;

@@ -164,7 +164,8 @@ Measured import_results(const RunOptions& o, RunRecord& run) {
     run.source = "pgbench";
     bind_results(import_pgbench_files(o.imports), run, measured);
   } else {
-    measured.results = import_into_run(o.imports, run, o.env_from_here, o.quiet);
+    measured.results =
+        import_into_run(o.imports, o.map.value_or(""), run, o.env_from_here, o.quiet);
   }
   return measured;
 }
