@@ -30,8 +30,9 @@ struct RunOptions {
   bool dry_run = false;
   bool list = false;
   bool no_fork = false;
-  std::vector<std::string> params;  // name=v1,v2
-  std::optional<std::string> pg;    // --pg DSN (cli/run_postgres.hpp)
+  std::vector<std::string> params;   // name=v1,v2
+  std::optional<std::string> pg;     // --pg DSN (cli/run_postgres.hpp)
+  std::vector<std::string> measure;  // --measure: time, instructions[:valgrind|:perf]
   // `benchledger run` only:
   std::vector<std::string> suites;
   std::vector<std::pair<std::string, std::string>> imports;  // format, file

@@ -165,6 +165,12 @@ RunRequest check_options(const RunOptions& o) {
     }
   }
   request.overrides = parse_params(o.params);
+  request.measure = engine::parse_measure(o.measure);
+  if (request.measure.instructions && (!o.imports.empty() || o.pgbench)) {
+    throw Error(
+        "--measure instructions counts native cases and commands, not --import or "
+        "--pgbench");
+  }
   request.settings.repetitions = o.repetitions;
   request.settings.warmup = o.warmup;
   request.settings.min_time = o.min_time;
