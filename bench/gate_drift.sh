@@ -25,13 +25,8 @@ benchledger=${BENCHLEDGER:-$(command -v benchledger || true)}
 [[ -x $benchledger ]] || { echo "gate_drift.sh: no benchledger (put it on PATH or set BENCHLEDGER)" >&2; exit 2; }
 
 work=$(mktemp -d)
-load_pids=()
-stop_load() {
-  local pid
-  for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${load_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  load_pids=()
-}
+# shellcheck source=bench/background_load.sh
+source "$(dirname "${BASH_SOURCE[0]}")/background_load.sh"
 trap 'stop_load; rm -rf "$work"' EXIT
 
 repo=$work/repo

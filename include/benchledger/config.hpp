@@ -5,6 +5,7 @@
 //   "ledger": "sqlite:ledger/bench.db",
 //   "project": "my-lib",
 //   "thresholds": {"sort/*": 10, "sqlite/insert": 3},        // percent, exact name or glob
+//   "deterministic_thresholds": {"parse/*": 1},              // the same for instruction counts
 //   "environment": {"ignore": ["runtimes.python"]},          // fields compare does not hold
 //   "run": {
 //     "suites": ["executors"],
@@ -57,6 +58,7 @@ struct Config {
   // BENCHLEDGER_PG come first.
   std::optional<std::string> pg;
   std::vector<std::pair<std::string, double>> thresholds;  // pattern -> percent, file order
+  std::vector<std::pair<std::string, double>> deterministic_thresholds;  // the same, for counts
   std::vector<std::string> suites;
   std::vector<std::string> binaries;
   std::vector<CommandSpec> commands;
@@ -68,6 +70,9 @@ struct Config {
   // The threshold for a benchmark: the first exact match, else the first matching glob
   // (fnmatch), else `fallback` (the --threshold value).
   double threshold_for(const std::string& bench, double fallback) const;
+  // The same for deterministic metrics (instruction counts), from deterministic_thresholds;
+  // `fallback` is the --deterministic-threshold value.
+  double deterministic_threshold_for(const std::string& bench, double fallback) const;
 };
 
 // Parses a config file; throws Error naming the file and the field on anything wrong, and

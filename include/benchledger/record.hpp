@@ -38,6 +38,11 @@ struct Summary {
 struct Metric {
   std::string unit;
   Better better = Better::lower;
+  // A count that does not depend on the machine's noise (instructions executed): compare
+  // judges it by its threshold alone. Written only when true, with the counter that counted it
+  // (`valgrind`, `perf`) when known; older records have neither member.
+  bool deterministic = false;
+  std::optional<std::string> counter;
   std::optional<std::vector<double>> samples;  // one per repetition; absent for a single value
   double value = 0;                            // median of samples when present
   Summary summary;

@@ -4,18 +4,12 @@
 // passes, 1 when it fails, 2 when no comparison could be made (main turns Error into 2).
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
-#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,9 +18,9 @@
 
 #include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
+#include "cli/gate_steps.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
-#include "gate/process.hpp"
 #include "report/compare_render.hpp"
 
 namespace benchledger::cli {
@@ -51,28 +45,6 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   out << text;
   out.close();
   if (!out) throw Error("cannot write " + path.string());
-}
-
-// A fresh directory for the worktrees, under TMPDIR: outside the user's repository, so that
-// nothing the gate checks out shows in its `git status`.
-std::filesystem::path make_work_directory() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/benchledger-gate-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw Error(
-        fmt::format("cannot create a temporary directory {}: {}", pattern, std::strerror(errno)));
-  }
-  return pattern;
-}
-
-// argv as the kernel has it, for the pooled runs' `command`.
-std::vector<std::string> own_arguments() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  return args;
 }
 
 int run_gate(const GateCliOptions& options) {
@@ -100,15 +72,8 @@ int run_gate(const GateCliOptions& options) {
   settings.log = out / "gate.log";
   settings.command = own_arguments();
   settings.progress = [](const std::string& line) { std::cerr << "gate: " << line << std::endl; };
-  settings.work = make_work_directory();
-  struct RemoveWork {
-    std::filesystem::path path;
-    bool keep;
-    ~RemoveWork() {
-      std::error_code ignored;  // the worktrees are gone already; this is the empty parent
-      if (!keep) std::filesystem::remove_all(path, ignored);
-    }
-  } remove_work{settings.work, options.keep_worktrees};
+  const WorkDirectory work("gate", options.keep_worktrees);
+  settings.work = work.path();
   if (options.keep_worktrees) {
     std::cerr << "gate: worktrees kept under " << settings.work.string() << '\n';
   }
@@ -186,30 +151,7 @@ Runner add_gate_command(CLI::App& app) {
   sub->footer(
       "reads \"gate\": {\"build\": ..., \"run\": [...]} from HEAD_REV's benchledger.json;\n"
       "docs/ci-gate.md describes the section, the rounds and the CI templates.");
-  return [options]() -> int {
-    int status = 0;
-    {
-      // Ctrl-C or a CI runner's SIGTERM must not leave worktrees behind: the step running gets
-      // the signal, the gate unwinds (removing them), and then ends by the same signal, so that
-      // whatever waits for it sees why.
-      const gate::StopSignals stop_signals;
-      try {
-        status = run_gating([&] { return run_gate(*options); });
-      } catch (const Error&) {
-        // Stopped, or a step the signal broke (a `git worktree add` cut short): the signal says
-        // why, not the error.
-        if (gate::stop_signal() == 0) throw;
-      }
-      if (gate::stop_signal() == 0) return status;
-    }
-    const int signal = gate::stop_signal();
-    std::cerr << fmt::format("gate: stopped by signal {} (SIG{}); its worktrees are removed\n",
-                             signal, ::sigabbrev_np(signal));
-    std::cerr.flush();
-    std::ignore = std::signal(signal, SIG_DFL);
-    std::ignore = std::raise(signal);
-    return 128 + signal;
-  };
+  return [options]() -> int { return run_stoppable("gate", [&] { return run_gate(*options); }); };
 }
 
 }  // namespace benchledger::cli

@@ -92,8 +92,12 @@ int run_report(const ReportCliOptions& options) {
           {data.run.header.id, compare::compare_sides(base, current, notes, compare_options)});
     }
   }
-  if (format == "html")
-    input.trends = report::collect_history(get_store(), input.runs, input.history);
+  // Both forms: HTML charts the trends, and both list the change points found in them.
+  input.trends = report::collect_history(get_store(), input.runs, input.history);
+  compare::DetectOptions detect;
+  detect.config = load_default_config();
+  detect.fallback_threshold = options.threshold;
+  report::mark_change_points(input.trends, detect);
   if (store) {
     for (const std::string& w : store->warnings()) {
       if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
@@ -126,7 +130,8 @@ Runner add_report_command(CLI::App& app) {
   sub->add_option("--format", options->format,
                   "md or html (default: html when -o ends in .html, else md)")
       ->check(CLI::IsMember({"md", "html"}));
-  sub->add_option("--history", options->history, "runs each HTML trend chart covers")
+  sub->add_option("--history", options->history,
+                  "runs each trend covers (HTML charts; change points in both forms)")
       ->check(in_range(model::k_history_range))
       ->default_str("20");
   sub->add_option("-o,--output", options->output,

@@ -19,6 +19,7 @@ Runner add_compare_command(CLI::App& app);
 Runner add_report_command(CLI::App& app);
 Runner add_ledger_command(CLI::App& app);
 Runner add_gate_command(CLI::App& app);
+Runner add_bisect_command(CLI::App& app);
 Runner add_history_command(CLI::App& app);
 Runner add_detect_command(CLI::App& app);
 

@@ -44,6 +44,12 @@ void add_compare_flags(CLI::App& sub, CompareFlags& flags) {
                  "percent change that matters (per benchmark from benchledger.json thresholds)")
       ->check(in_range(model::k_threshold_range))
       ->default_str("5");
+  sub.add_option("--deterministic-threshold", flags.deterministic_threshold,
+                 "percent change that matters for deterministic metrics such as instruction "
+                 "counts, judged without a test (per benchmark from benchledger.json "
+                 "deterministic_thresholds)")
+      ->check(in_range(model::k_threshold_range))
+      ->default_str("0.5");
   sub.add_option("--fail-on", flags.fail_on,
                  "verdicts that fail the gate besides failed, regression and missing (which "
                  "always do), comma-separated: inconclusive, new")
@@ -61,6 +67,7 @@ compare::CompareOptions compare_options_from(const CompareFlags& flags, Config c
   compare::CompareOptions options;
   options.alpha = flags.alpha;
   options.threshold = flags.threshold / 100.0;
+  options.deterministic_threshold = flags.deterministic_threshold / 100.0;
   options.metrics = flags.metrics;
   options.fail_on = parse_fail_on(flags.fail_on);
   options.require_same_env = flags.require_same_env;

@@ -16,14 +16,16 @@ namespace benchledger::cli {
 
 struct CompareFlags {
   double alpha = 0.05;
-  double threshold = 5.0;            // percent
+  double threshold = 5.0;                // percent
+  double deterministic_threshold = 0.5;  // percent, for instruction counts
   std::vector<std::string> fail_on;  // added to failed, regression and missing, which always fail
   std::vector<std::string> metrics;
   bool require_same_env = false;
   bool allow_missing = false;
 };
 
-// --alpha, --threshold, --fail-on, --metric, --require-same-env, --allow-missing.
+// --alpha, --threshold, --deterministic-threshold, --fail-on, --metric, --require-same-env,
+// --allow-missing.
 void add_compare_flags(CLI::App& sub, CompareFlags& flags);
 
 // The options compare_sides takes; `config` gives the per-benchmark thresholds. Throws Error

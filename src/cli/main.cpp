@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   add("report", add_report_command);
   add("ledger", add_ledger_command);
   add("gate", add_gate_command);
+  add("bisect", add_bisect_command);
   add("history", add_history_command);
   add("detect", add_detect_command);
   // `bench-run --version` is `benchledger run --version`: each subcommand answers it too.

@@ -2,6 +2,7 @@
 // measure, append, print) are in run_steps.hpp; native_main, the main of BENCHLEDGER_MAIN.
 #include "cli/run_frontend.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -54,6 +55,13 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
                  "a declared param's values)")
       ->take_all()
       ->expected(1);
+  app.add_option("--measure", o.measure,
+                 "what to record, comma-separated: time (the default), instructions (counted under "
+                 "Valgrind, or hardware counters where the kernel allows), instructions:valgrind, "
+                 "instructions:perf")
+      ->delimiter(',')
+      ->take_all()
+      ->expected(1);
   app.add_option("--pg", o.pg,
                  "PostgreSQL server to measure and record (libpq DSN or URI; default: "
                  "BENCHLEDGER_PG, the config file's \"pg\"); its password is never recorded");
@@ -61,10 +69,16 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_option("--suite", o.suites, "run a bundled suite: executors, sqlite, pipeline, postgres")
       ->take_all()
       ->expected(1);
-  app.add_option("--import", o.imports,
-                 "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
-                 "pytest-benchmark, go-test, pyperf, pgbench: its output and -l logs)")
+  app.add_option(
+         "--import", o.imports,
+         "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
+         "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, pgbench: its output and -l logs; "
+         "ndjson, csv: a "
+         "log of your own, read through --map)")
       ->take_all();
+  app.add_option("--map", o.map,
+                 "--import ndjson or csv: KEY=SOURCE,... with SOURCE .FIELD or a literal, e.g. "
+                 "bench=.name,value=.ms,unit=ms,params=.size (docs/import.md)");
   app.add_flag("--env-from-here", o.env_from_here,
                "--import: record this machine's environment, not the one the file states");
   app.add_option("--pgbench", o.pgbench,
@@ -98,6 +112,14 @@ std::vector<Record> batch_of(const RunRecord& run, const std::vector<ResultRecor
 int execute_run(const RunOptions& o, const RunContext& context) {
   const RunRequest request = check_options(o);
   const RunPlan plan = plan_run(o, request, context);
+  if (const auto counted = engine::counted_case_request()) {
+    // This process is the re-executed program that counts one native case (instructions.hpp).
+    for (const Job& job : plan.jobs) {
+      if (job.kind == Job::Kind::native && job.native.display_name() == *counted)
+        return engine::run_counted_case(&job.native);
+    }
+    return engine::run_counted_case(nullptr);
+  }
   if (o.list) {
     for (const Job& job : plan.jobs) std::cout << job.display << '\n';
     return 0;
@@ -105,11 +127,20 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   if (plan.jobs.empty() && o.imports.empty() && !o.pgbench)
     throw Error("no case matches --filter " + o.filter.value_or(""));
 
+  MeasureSteps steps;
+  steps.time = request.measure.time;
+  steps.argv = context.argv;
+  if (request.measure.instructions && !plan.jobs.empty() && o.imports.empty() && !o.pgbench) {
+    const bool has_commands = std::any_of(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) {
+      return j.kind == Job::Kind::command;
+    });
+    steps.counter = engine::choose_counter(request.measure, has_commands);
+  }
   const RunServer server = resolve_run_server(o.pg, plan.config, plan.needs_server);
   RunRecord run = new_run_record(request.label, plan.config, context, server.dsn, !o.quiet);
   const Measured measured = o.pgbench            ? run_pgbench(o, request, *server.dsn, run)
                             : !o.imports.empty() ? import_results(o, run)
-                                                 : measure_jobs(o, plan.jobs, run);
+                                                 : measure_jobs(o, plan.jobs, steps, run);
   const std::vector<Record> batch = batch_of(run, measured.results);
   std::unique_ptr<ledger::Store> store;
   if (!o.dry_run) {

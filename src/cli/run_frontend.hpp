@@ -30,11 +30,13 @@ struct RunOptions {
   bool dry_run = false;
   bool list = false;
   bool no_fork = false;
-  std::vector<std::string> params;  // name=v1,v2
-  std::optional<std::string> pg;    // --pg DSN (cli/run_postgres.hpp)
+  std::vector<std::string> params;   // name=v1,v2
+  std::optional<std::string> pg;     // --pg DSN (cli/run_postgres.hpp)
+  std::vector<std::string> measure;  // --measure: time, instructions[:valgrind|:perf]
   // `benchledger run` only:
   std::vector<std::string> suites;
   std::vector<std::pair<std::string, std::string>> imports;  // format, file
+  std::optional<std::string> map;      // --map: the mapping of --import ndjson and csv
   bool env_from_here = false;          // --import: this machine's environment, not the file's
   std::optional<std::string> pgbench;  // --pgbench ARGS
   std::optional<std::string> name;

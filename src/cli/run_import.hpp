@@ -9,15 +9,15 @@
 
 namespace benchledger::cli {
 
-// Reads every (format, file) of `imports` and returns their results, bound to `run`. Sets
-// run.source to the format read (the one `auto` chose, which it notes on stderr unless
-// `quiet`) and the run's field `imported` (each file, its format, tool version, date, the env
-// fields it gave and its other facts). Unless `env_from_here`, run.env becomes the environment
-// the first file states (null where it says nothing), with its fingerprint and stability
-// warnings in place of this machine's. Throws Error for an unreadable file or mixed formats;
-// nothing is appended then.
+// Reads every (format, file) of `imports` (`mapping`: --map, for ndjson and csv) and returns their
+// results, bound to `run`. Sets run.source to the format read (the one `auto` chose, which it notes
+// on stderr unless `quiet`) and the run's field `imported` (each file, its format, tool version,
+// date, the env fields it gave and its other facts). Unless `env_from_here`, run.env becomes the
+// environment the first file states (null where it says nothing), with its fingerprint and
+// stability warnings in place of this machine's. Throws Error for an unreadable file or mixed
+// formats; nothing is appended then.
 std::vector<ResultRecord> import_into_run(
-    const std::vector<std::pair<std::string, std::string>>& imports, RunRecord& run,
-    bool env_from_here, bool quiet);
+    const std::vector<std::pair<std::string, std::string>>& imports, const std::string& mapping,
+    RunRecord& run, bool env_from_here, bool quiet);
 
 }  // namespace benchledger::cli

@@ -33,41 +33,88 @@ std::vector<std::string> forwarded_flags(const RunOptions& o) {
   if (o.timeout) flags.insert(flags.end(), {"--timeout", fmt::format("{}", *o.timeout)});
   if (o.filter) flags.insert(flags.end(), {"--filter", *o.filter});
   if (o.no_fork) flags.emplace_back("--no-fork");
+  for (const std::string& m : o.measure) flags.insert(flags.end(), {"--measure", m});
   return flags;
 }
 
-// Each measure_* returns the seconds the job took, for the progress line's estimate.
-double measure_native(const RunOptions& o, const Job& job, const engine::PhaseSink& sink,
-                      RunRecord& run, Measured& measured) {
-  const bool json = o.format == "json";
-  const engine::CaseOutcome outcome = o.no_fork ? engine::run_case_in_process(job.native, sink)
-                                                : engine::run_case_isolated(job.native, sink, json);
-  measured.results.push_back(engine::native_result(run.header.id, job.native, outcome));
-  if (outcome.failure) {
+// A case's counts added to its result (or, counted alone, its result); a count that failed
+// fails the case.
+template <class Case>
+void add_counts(const Case& c, const std::string& display, const auto& counted,
+                std::optional<ResultRecord> timed, RunRecord& run, Measured& measured) {
+  if (counted.failure) {
     measured.any_failed = true;
-    run.warnings.push_back(fmt::format("case {} failed ({}): {}", job.display,
-                                       outcome.failure->kind, outcome.failure->message));
-  } else {
-    for (const auto& w : outcome.measurement->warnings)
-      run.warnings.push_back("case " + job.display + ": " + w);
+    run.warnings.push_back(fmt::format("case {} failed counting instructions ({}): {}", display,
+                                       counted.failure->kind, counted.failure->message));
+    measured.results.push_back(
+        engine::failed_result(run.header.id, c.bench, c.params, *counted.failure, 1, 1));
+    return;
   }
-  return outcome.seconds;
+  if (!timed) {
+    measured.results.push_back(
+        engine::counted_result(run.header.id, c.bench, c.params, *counted.counts));
+    return;
+  }
+  if (timed->primary != "failed") engine::add_instruction_metrics(*timed, *counted.counts);
+  measured.results.push_back(std::move(*timed));
 }
 
-double measure_command(const Job& job, const engine::PhaseSink& sink, RunRecord& run,
-                       Measured& measured) {
-  const engine::CommandOutcome outcome =
-      engine::run_command_case(job.command, job.command_settings, sink);
-  measured.results.push_back(engine::command_result(run.header.id, job.command, outcome));
-  if (outcome.failure) {
-    measured.any_failed = true;
-    run.warnings.push_back(
-        fmt::format("command {} failed: {}", job.display, outcome.failure->message));
-  } else {
-    for (const auto& w : outcome.measurement->warnings)
-      run.warnings.push_back("command " + job.display + ": " + w);
+// Each measure_* returns the seconds the job took, for the progress line's estimate.
+double measure_native(const RunOptions& o, const Job& job, const MeasureSteps& steps,
+                      const engine::PhaseSink& sink, RunRecord& run, Measured& measured) {
+  const auto start = Clock::now();
+  std::optional<ResultRecord> timed;
+  if (steps.time) {
+    const bool json = o.format == "json";
+    const engine::CaseOutcome outcome = o.no_fork
+                                            ? engine::run_case_in_process(job.native, sink)
+                                            : engine::run_case_isolated(job.native, sink, json);
+    timed = engine::native_result(run.header.id, job.native, outcome);
+    if (outcome.failure) {
+      measured.any_failed = true;
+      run.warnings.push_back(fmt::format("case {} failed ({}): {}", job.display,
+                                         outcome.failure->kind, outcome.failure->message));
+    } else {
+      for (const auto& w : outcome.measurement->warnings)
+        run.warnings.push_back("case " + job.display + ": " + w);
+    }
   }
-  return outcome.seconds;
+  if (steps.counter) {
+    if (sink) sink(engine::CasePhase{"counting", 0, 0, 0});
+    add_counts(job.native, job.display,
+               engine::count_native_case(job.native, steps.argv, *steps.counter), std::move(timed),
+               run, measured);
+  } else {
+    measured.results.push_back(std::move(*timed));
+  }
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double measure_command(const Job& job, const MeasureSteps& steps, const engine::PhaseSink& sink,
+                       RunRecord& run, Measured& measured) {
+  const auto start = Clock::now();
+  std::optional<ResultRecord> timed;
+  if (steps.time) {
+    const engine::CommandOutcome outcome =
+        engine::run_command_case(job.command, job.command_settings, sink);
+    timed = engine::command_result(run.header.id, job.command, outcome);
+    if (outcome.failure) {
+      measured.any_failed = true;
+      run.warnings.push_back(
+          fmt::format("command {} failed: {}", job.display, outcome.failure->message));
+    } else {
+      for (const auto& w : outcome.measurement->warnings)
+        run.warnings.push_back("command " + job.display + ": " + w);
+    }
+  }
+  if (steps.counter) {
+    if (sink) sink(engine::CasePhase{"counting", 0, 0, 0});
+    add_counts(job.command, job.display, engine::count_command(job.command, job.command_settings),
+               std::move(timed), run, measured);
+  } else {
+    measured.results.push_back(std::move(*timed));
+  }
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 // A BENCHLEDGER_MAIN program run whole, its records read from its --format json output.
@@ -164,7 +211,8 @@ Measured import_results(const RunOptions& o, RunRecord& run) {
     run.source = "pgbench";
     bind_results(import_pgbench_files(o.imports), run, measured);
   } else {
-    measured.results = import_into_run(o.imports, run, o.env_from_here, o.quiet);
+    measured.results =
+        import_into_run(o.imports, o.map.value_or(""), run, o.env_from_here, o.quiet);
   }
   return measured;
 }
@@ -182,7 +230,8 @@ Measured run_pgbench(const RunOptions& o, const RunRequest& request, const std::
   return measured;
 }
 
-Measured measure_jobs(const RunOptions& o, const std::vector<Job>& jobs, RunRecord& run) {
+Measured measure_jobs(const RunOptions& o, const std::vector<Job>& jobs, const MeasureSteps& steps,
+                      RunRecord& run) {
   const bool has_native = std::any_of(jobs.begin(), jobs.end(),
                                       [](const Job& j) { return j.kind != Job::Kind::command; });
   run.source = has_native ? "native" : "command";
@@ -196,10 +245,10 @@ Measured measure_jobs(const RunOptions& o, const std::vector<Job>& jobs, RunReco
       double seconds = 0;
       switch (job.kind) {
         case Job::Kind::native:
-          seconds = measure_native(o, job, sink, run, measured);
+          seconds = measure_native(o, job, steps, sink, run, measured);
           break;
         case Job::Kind::command:
-          seconds = measure_command(job, sink, run, measured);
+          seconds = measure_command(job, steps, sink, run, measured);
           break;
         case Job::Kind::binary:
           seconds = measure_binary(o, job, run, measured);

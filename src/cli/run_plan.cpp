@@ -165,6 +165,12 @@ RunRequest check_options(const RunOptions& o) {
     }
   }
   request.overrides = parse_params(o.params);
+  request.measure = engine::parse_measure(o.measure);
+  if (request.measure.instructions && (!o.imports.empty() || o.pgbench)) {
+    throw Error(
+        "--measure instructions counts native cases and commands, not --import or "
+        "--pgbench");
+  }
   request.settings.repetitions = o.repetitions;
   request.settings.warmup = o.warmup;
   request.settings.min_time = o.min_time;
@@ -182,6 +188,8 @@ RunPlan plan_run(const RunOptions& o, const RunRequest& request, const RunContex
                              !o.pgbench && context.native_registry == nullptr;
   if (o.pgbench && (!o.suites.empty() || !o.command.empty() || !o.imports.empty()))
     throw Error("--pgbench records pgbench's runs as a run of its own: run it separately");
+  if (o.map && o.imports.empty())
+    throw Error("--map says how to read --import ndjson or csv FILE: give the file");
   Sources sources = nothing_named ? config_sources(o, plan.config) : Sources{o.suites, {}, {}, {}};
   if (context.native_registry != nullptr) {
     add_native_jobs(engine::expand_cases(*context.native_registry, "", request.settings,

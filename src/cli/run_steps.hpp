@@ -15,6 +15,7 @@
 
 #include "cli/run_frontend.hpp"
 #include "engine/command.hpp"
+#include "engine/instructions.hpp"
 #include "engine/native.hpp"
 
 namespace benchledger::cli {
@@ -27,6 +28,7 @@ struct RunRequest {
   std::optional<std::regex> filter;
   engine::ParamOverrides overrides;
   engine::RunSettings settings;
+  engine::MeasureRequest measure;  // --measure
 };
 // Throws Error naming the flag for a label, filter or --param that is wrong or contradictory.
 RunRequest check_options(const RunOptions& options);
@@ -66,9 +68,17 @@ struct Measured {
   std::vector<ResultRecord> results;
   bool any_failed = false;  // a case failed: the run exits 1
 };
+// What measure_jobs measures: time unless --measure leaves it out, instructions with `counter`
+// when it is set; `argv` is the program's, for re-executing it to count a native case.
+struct MeasureSteps {
+  bool time = true;
+  std::optional<engine::Counter> counter;
+  std::vector<std::string> argv;
+};
 // Measures the jobs in order, with the progress line on a terminal; their warnings, and one for
 // a load average that rose while they ran, go into `run`, as does its source.
-Measured measure_jobs(const RunOptions& options, const std::vector<Job>& jobs, RunRecord& run);
+Measured measure_jobs(const RunOptions& options, const std::vector<Job>& jobs,
+                      const MeasureSteps& steps, RunRecord& run);
 // Another harness's results (--import FORMAT FILE, all of one format) as the results of `run`.
 Measured import_results(const RunOptions& options, RunRecord& run);
 // pgbench's runs against `dsn` (--pgbench ARGS, scanned over the --param values) as the results

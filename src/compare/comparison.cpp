@@ -400,7 +400,16 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
         cc.better = shown->better;
       }
       cc.base_unit = item.base.first ? std::string(item.base.first->unit) : cc.unit;
-      cc.threshold = options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
+      // Counts that are deterministic on both sides (instructions) are judged by their own
+      // threshold alone (docs/statistics.md).
+      cc.deterministic = item.base.first && item.current.first && item.base.first->deterministic &&
+                         item.current.first->deterministic;
+      cc.threshold =
+          cc.deterministic
+              ? options.config.deterministic_threshold_for(
+                    cc.bench, 100.0 * options.deterministic_threshold) /
+                    100.0
+              : options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
       cc.base_n = item.base.values.size();
       cc.current_n = item.current.values.size();
       // A remark set here keeps the case out of the statistics below.
@@ -446,8 +455,8 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     }
     const std::vector<double>& base_values =
         item.base_in_current_unit.empty() ? item.base.values : item.base_in_current_unit;
-    inputs.push_back(
-        {base_values, item.current.values, item.comparison.better, item.comparison.threshold});
+    inputs.push_back({base_values, item.current.values, item.comparison.better,
+                      item.comparison.threshold, item.comparison.deterministic});
     compared.push_back(i);
   }
   const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
@@ -463,7 +472,9 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     cc.detectable = a.detectable;
     cc.threshold_only = a.threshold_only;
     cc.verdict = a.verdict;
-    if (a.threshold_only) {
+    if (a.deterministic) {
+      cc.remark = "a deterministic count: only the threshold applies";
+    } else if (a.threshold_only) {
       cc.remark = fmt::format(
           "too few samples for a test ({} base, {} current; {} a side needed): only the threshold "
           "applies",

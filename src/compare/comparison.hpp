@@ -36,7 +36,10 @@ struct ComparedSide {
 struct CompareOptions {
   double alpha = 0.05;      // false discovery rate, and 1 - the intervals' confidence
   double threshold = 0.05;  // fraction; per-benchmark values from config.thresholds win
-  Config config;            // thresholds by exact bench name or glob (percent)
+  // The same for deterministic metrics (Metric::deterministic on both sides), whose verdict is
+  // the threshold alone; per-benchmark values from config.deterministic_thresholds win.
+  double deterministic_threshold = 0.005;
+  Config config;  // thresholds by exact bench name or glob (percent)
   // Which metrics to compare; empty means each case's `primary` metric.
   std::vector<std::string> metrics;
   // Verdicts that fail the gate besides failed and regression, which always do, and missing,
@@ -79,7 +82,8 @@ struct CaseComparison {
   std::optional<double> p, p_adjusted;
   std::optional<double> detectable;  // for inconclusive verdicts; may be infinite
   double threshold = 0.05;
-  bool threshold_only = false;  // fewer than 3 samples a side
+  bool threshold_only = false;  // fewer than 3 samples a side, or deterministic
+  bool deterministic = false;   // a count deterministic on both sides: its own threshold alone
   Verdict verdict = Verdict::inconclusive;
   // A regression an accept-regression note covers, or a missing case a remove note covers.
   std::optional<Acceptance> accepted;

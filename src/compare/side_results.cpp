@@ -25,6 +25,7 @@ void SideResults::keep_metric(std::string_view name, const Metric& metric) {
   kept.name = intern(name);
   kept.unit = intern(metric.unit);
   kept.better = metric.better;
+  kept.deterministic = metric.deterministic;
   if (metric.samples && !metric.samples->empty()) {
     m_values.insert(m_values.end(), metric.samples->begin(), metric.samples->end());
   } else {
@@ -105,7 +106,7 @@ std::optional<SideResults::MetricValues> SideResults::metric(std::size_t r,
     if (kept.name != metric) continue;
     const std::size_t values_begin = m == 0 ? 0 : m_metrics[m - 1].values_end;
     return MetricValues{
-        m_strings[kept.unit], kept.better,
+        m_strings[kept.unit], kept.better, kept.deterministic,
         std::span<const double>(m_values).subspan(values_begin, kept.values_end - values_begin)};
   }
   return std::nullopt;

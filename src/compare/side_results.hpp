@@ -33,6 +33,7 @@ class SideResults {
   struct MetricValues {
     std::string_view unit;
     Better better = Better::lower;
+    bool deterministic = false;  // Metric::deterministic
     std::span<const double> values;
   };
 
@@ -85,6 +86,7 @@ class SideResults {
   struct KeptMetric {
     std::uint32_t name = 0, unit = 0;  // into m_strings
     Better better = Better::lower;
+    bool deterministic = false;
     std::size_t values_end = 0;  // into m_values; the metric's begin where the last one's ends
   };
   struct TextHash {

@@ -67,7 +67,8 @@ MetricAssessment measure(const MetricInput& input, const VerdictOptions& options
   a.base_center = stats::median(input.base);
   a.current_center = stats::median(input.current);
   const bool positive = all_positive(input.base) && all_positive(input.current);
-  a.threshold_only = a.base_n < k_min_samples || a.current_n < k_min_samples;
+  a.deterministic = input.deterministic;
+  a.threshold_only = input.deterministic || a.base_n < k_min_samples || a.current_n < k_min_samples;
 
   if (a.threshold_only) {
     // Over |base|, not base: a negative centre would flip the sign (-10 -> -11 is 10% lower,

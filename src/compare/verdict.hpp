@@ -46,6 +46,9 @@ struct MetricInput {
   std::span<const double> base, current;  // at least one value each, all finite
   Better better = Better::lower;
   double threshold = 0.05;  // fraction: 0.05 = 5%
+  // Counts that do not vary with the machine's noise (instructions): no test, however many
+  // values, only the change of the medians against the threshold.
+  bool deterministic = false;
 };
 
 struct MetricAssessment {
@@ -78,7 +81,8 @@ struct MetricAssessment {
   // infinite when p_attainable > p_needed); set for inconclusive verdicts when the values are
   // positive.
   std::optional<double> detectable;
-  bool threshold_only = false;  // fewer than k_min_samples on a side
+  bool threshold_only = false;  // fewer than k_min_samples on a side, or deterministic
+  bool deterministic = false;
   double threshold = 0.05;
   Verdict verdict = Verdict::inconclusive;
 };
@@ -87,7 +91,8 @@ struct MetricAssessment {
 // regression or improvement when p_adjusted <= alpha and the change lies beyond the threshold
 // on that side (direction from `better`); unchanged when the whole interval lies within
 // +-threshold; inconclusive otherwise. With fewer than k_min_samples a side only the
-// threshold applies to the change of the medians. A base centre of 0 (a count of errors that
+// threshold applies to the change of the medians, and so it does for deterministic inputs
+// whatever their sizes (identical counts are unchanged). A base centre of 0 (a count of errors that
 // was zero) has no relative change: a significant shift away from it is a regression or an
 // improvement by its sign whatever the threshold, and with fewer than k_min_samples a side any
 // move of the median away from 0 is. Deterministic. Throws benchledger::Error on

@@ -22,6 +22,7 @@
 #include "engine/case_control.hpp"
 #include "engine/clock.hpp"
 #include "engine/histogram.hpp"
+#include "engine/instructions.hpp"
 #include "engine/native.hpp"
 #include "engine/peak_rss.hpp"
 #include "stats/summary.hpp"
@@ -207,10 +208,14 @@ class BenchControl final : public detail::CaseControl {
         m_finished(static_cast<std::size_t>(workers), false),
         m_barrier(workers, Completion{this}) {}
 
+  // Instructions are counted (instructions.hpp) from the end of the engine's work for a
+  // measured batch to its next call, so only the loop runs counted; with several workers, only
+  // while every worker is in its batch (the barrier's completion switches).
   std::int64_t start_loop(int thread) override {
     m_started[static_cast<std::size_t>(thread)] = true;
     if (m_workers == 1) {
       m_next = m_machine.first_batch();
+      if (m_next > 0 && m_machine.measuring()) counted_region_begin();
     } else {
       m_barrier.arrive_and_wait();
     }
@@ -220,7 +225,9 @@ class BenchControl final : public detail::CaseControl {
 
   std::int64_t batch_done(int thread, std::int64_t busy_ns) override {
     if (m_workers == 1) {
+      counted_region_end();
       m_next = after_batch(busy_ns, busy_ns);
+      if (m_next > 0 && m_machine.measuring()) counted_region_begin();
     } else {
       m_busy[static_cast<std::size_t>(thread)] = busy_ns;
       m_barrier.arrive_and_wait();
@@ -255,6 +262,7 @@ class BenchControl final : public detail::CaseControl {
 
   void on_barrier() noexcept {
     try {
+      counted_region_end();
       const std::int64_t now = now_ns();
       if (m_aborted.load()) {
         m_next = 0;
@@ -267,6 +275,7 @@ class BenchControl final : public detail::CaseControl {
         m_next = after_batch(now - m_batch_start, busy);
       }
       m_batch_start = now;
+      if (m_next > 0 && m_machine.measuring()) counted_region_begin();
     } catch (...) {
       m_failure = describe_exception(std::current_exception());
       m_aborted.store(true);
@@ -457,8 +466,10 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
     while (n > 0 && !abort.is_set()) {
       const bool measured = prepare_batch();
       std::int64_t left = n;
+      if (measured) counted_region_begin();
       run_operations(
           op, workers[0], [&left] { return left-- > 0; }, abort);
+      counted_region_end();
       if (abort.is_set()) break;
       n = finish_batch(measured);
     }
@@ -492,8 +503,10 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
       const bool measured = prepare_batch();
       budget = n;
       next_op.store(0);
+      if (measured) counted_region_begin();  // the barriers' waits are counted too
       start_line.arrive_and_wait();
       finish_line.arrive_and_wait();
+      counted_region_end();
       if (abort.is_set()) break;
       n = finish_batch(measured);
     }

@@ -16,6 +16,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "engine/scratch_dir.hpp"
 #include "engine/throwaway_postgres.hpp"
 #include "model/redact.hpp"
 
@@ -111,28 +112,6 @@ std::string last_lines(const std::string& text) {
   return model::redact_secrets(out.empty() ? "no output" : out);
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/benchledger-pgbench-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw Error("cannot create a directory like " + pattern + " for pgbench's output");
-    m_path = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);  // nothing to do if a file stays behind
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
-
- private:
-  std::filesystem::path m_path;
-};
-
 }  // namespace
 
 std::filesystem::path pgbench_program() {
@@ -185,7 +164,7 @@ std::vector<std::string> split_pgbench_args(const std::string& text) {
 }
 
 void initialise_pgbench(const std::string& dsn, std::int64_t scale) {
-  const ScratchDir dir;
+  const ScratchDir dir("benchledger-pgbench", "pgbench's output");
   const PgbenchServer server = pgbench_server(dsn);
   const int status = run_into(
       {pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), server.conninfo},
@@ -198,7 +177,7 @@ void initialise_pgbench(const std::string& dsn, std::int64_t scale) {
 
 PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int64_t jobs,
                           const std::vector<std::string>& args) {
-  const ScratchDir dir;
+  const ScratchDir dir("benchledger-pgbench", "pgbench's output");
   std::vector<std::string> argv = {pgbench_program().string(), "-c", std::to_string(clients), "-j",
                                    std::to_string(jobs)};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -97,6 +97,32 @@ ResultRecord native_result(const std::string& run_id, const NativeCase& c,
   return r;
 }
 
+void add_instruction_metrics(ResultRecord& r, const InstructionCounts& counts) {
+  const bool alone = r.metrics.empty();
+  const auto add = [&](const char* name, double value, bool deterministic) {
+    Metric m = single_value_metric("count", Better::lower, value);
+    m.deterministic = deterministic;
+    m.counter = std::string(to_string(counts.counter));
+    r.metrics[name] = std::move(m);
+  };
+  add("instructions", counts.instructions, true);
+  if (counts.estimated_cycles) add("estimated_cycles", *counts.estimated_cycles, true);
+  if (counts.cycles) add("cycles", *counts.cycles, false);
+  if (counts.branch_misses) add("branch_misses", *counts.branch_misses, false);
+  if (counts.cache_misses) add("cache_misses", *counts.cache_misses, false);
+  if (alone) {
+    r.primary = "instructions";
+    r.ops = counts.ops;
+  }
+}
+
+ResultRecord counted_result(const std::string& run_id, const std::string& bench,
+                            const Params& params, const InstructionCounts& counts) {
+  ResultRecord r = new_result(run_id, bench, params);
+  add_instruction_metrics(r, counts);
+  return r;
+}
+
 ResultRecord command_result(const std::string& run_id, const CommandCase& c,
                             const CommandOutcome& outcome) {
   if (!outcome.measurement) {

@@ -7,6 +7,7 @@
 #include <benchledger/record.hpp>
 
 #include "engine/command.hpp"
+#include "engine/instructions.hpp"
 #include "engine/native.hpp"
 
 namespace benchledger::engine {
@@ -22,6 +23,17 @@ ResultRecord native_result(const std::string& run_id, const NativeCase& c,
 // successful run; ops = measured runs, errors = failed runs.
 ResultRecord command_result(const std::string& run_id, const CommandCase& c,
                             const CommandOutcome& outcome);
+
+// Adds a case's counts to `r`: `instructions` (count, per operation of a native case, per run
+// of a command) and, under Valgrind, `estimated_cycles` (count, instructions.hpp's cache
+// model), both marked deterministic with their counter; with perf also `cycles`,
+// `branch_misses` and `cache_misses`, which are not deterministic. All single values, lower is
+// better. A result without metrics (instructions measured alone) gets `instructions` as primary
+// and the counted operations as ops.
+void add_instruction_metrics(ResultRecord& r, const InstructionCounts& counts);
+// A result of counts alone (`--measure instructions` without time).
+ResultRecord counted_result(const std::string& run_id, const std::string& bench,
+                            const Params& params, const InstructionCounts& counts);
 
 // A case that produced no measurement: metric `failed` (count 1) as primary, the extra field
 // `failure` {kind, message}, and the given ops and errors.

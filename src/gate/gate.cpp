@@ -51,11 +51,12 @@ void run_shell_step(const SideState& side, const std::string& what, const std::s
       run_process({"/bin/sh", "-c", command}, side.worktree->path(), settings.log, false);
   throw_if_stopped();
   if (!done.ok()) {
-    throw Error(
-        fmt::format("the {} of {} ({}) failed ({}); the end of its output:\n{}(all of it "
-                    "in {})",
+    const std::string message =
+        fmt::format("the {} of {} ({}) failed ({}); the end of its output:\n{}(all of it in {})",
                     what, side.name, short_commit(side.commit), done.describe(),
-                    log_tail(settings.log, 15), settings.log.string()));
+                    log_tail(settings.log, 15), settings.log.string());
+    if (what == "build") throw BuildFailed(message, side.name);
+    throw Error(message);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <benchledger/config.hpp>
+#include <benchledger/error.hpp>
 
 #include "gate/rounds.hpp"
 
@@ -42,11 +43,23 @@ struct GateMeasurement {
   PooledSide base, head;  // labels `base` and `head`
 };
 
+// The `gate.build` of one side failed: `bisect` skips a commit that does not build.
+class BuildFailed : public Error {
+ public:
+  BuildFailed(const std::string& message, std::string side)
+      : Error(message), m_side(std::move(side)) {}
+  const std::string& side() const { return m_side; }  // base or head
+
+ private:
+  std::string m_side;
+};
+
 // Builds and measures both revisions. Throws Error for anything that keeps the gate from a
 // comparison: no repository, an unknown revision, no `gate` section at HEAD_REV, a failed
-// build, prepare or `benchledger run` (exit 2 or worse; exit 1, a failed case, is measured and
-// judged by the comparison), each naming the side and the log. With a StopSignals alive, a stop
-// signal ends the step running and throws Stopped once it has ended; the worktrees go first.
+// build (BuildFailed), prepare or `benchledger run` (exit 2 or worse; exit 1, a failed case, is
+// measured and judged by the comparison), each naming the side and the log. With a StopSignals
+// alive, a stop signal ends the step running and throws Stopped once it has ended; the worktrees go
+// first.
 GateMeasurement measure_revisions(const GateSettings& settings);
 
 }  // namespace benchledger::gate

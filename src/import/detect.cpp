@@ -45,6 +45,7 @@ bool has_array(const json& document, const char* key) {
 std::optional<std::string> json_format(const json& document) {
   if (!document.is_object()) return std::nullopt;
   if (has_array(document, "benchmarks")) {
+    if (document.contains("layout")) return "mitata";
     if (document.contains("context")) return "google-benchmark";
     if (document.contains("machine_info")) return "pytest-benchmark";
     const json& first = document["benchmarks"].empty() ? json() : document["benchmarks"][0];
@@ -53,6 +54,7 @@ std::optional<std::string> json_format(const json& document) {
     if (first.is_object() && (first.contains("real_time") || first.contains("run_type")))
       return "google-benchmark";
   }
+  if (document.contains("result_columns") && document.contains("results")) return "asv";
   if (has_array(document, "results")) {
     const json& results = document["results"];
     if (!results.empty() && results[0].is_object() && results[0].contains("command"))
@@ -77,12 +79,19 @@ std::string detect_format(std::string_view text, const std::string& origin) {
           nullptr, false);
       if (event.is_object() && event.contains("Action")) return "go-test";
     }
+  } else if (first != std::string_view::npos && text[first] == '<') {
+    // Catch2's root element: <Catch name=...> (2.x) or <Catch2TestRun ...> (3.x).
+    const std::string_view head = text.substr(0, 4096);
+    for (const std::string_view root : {"<Catch ", "<Catch>", "<Catch2TestRun"})
+      if (head.find(root) != std::string_view::npos) return "catch2";
   } else {
     if (has_go_test_line(text.substr(0, 1 << 20))) return "go-test";
   }
-  throw Error(origin +
-              ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
-              "pytest-benchmark, go-test, pyperf): name the format instead of auto if it is one");
+  throw Error(
+      origin +
+      ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
+      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata): name the format instead of auto if "
+      "it is one");
 }
 
 }  // namespace benchledger::import

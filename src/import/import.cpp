@@ -300,19 +300,46 @@ ImportedResults read_hyperfine(std::string_view json_text, const std::string& or
   return imported;
 }
 
+namespace {
+
+// asv keeps the benchmarks' declarations (param names, types, units) beside the machines'
+// folders: results/benchmarks.json for results/MACHINE/RESULTS.json.
+ImportedResults read_asv_file(const std::string& content, const std::filesystem::path& path) {
+  const std::filesystem::path declarations = path.parent_path().parent_path() / "benchmarks.json";
+  std::error_code ignored;
+  if (!std::filesystem::is_regular_file(declarations, ignored))
+    return read_asv(content, path.string(), "", "");
+  const std::string text = model::read_input_file(declarations, k_max_import_bytes, "");
+  ImportedResults imported = read_asv(content, path.string(), text, declarations.string());
+  imported.environment.facts["benchmarks_json"] = declarations.string();
+  return imported;
+}
+
+}  // namespace
+
 const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {
-      "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf"};
+      // clang-format off
+      "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf",
+      "catch2", "asv", "mitata", "ndjson", "csv"};
+  // clang-format on
   return formats;
 }
 
-ImportedResults import_file(const std::string& format, const std::filesystem::path& path) {
+ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
+                            const std::string& mapping) {
   if (std::find(import_formats().begin(), import_formats().end(), format) ==
       import_formats().end()) {
     std::string known;
     for (const std::string& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
     throw Error("--import " + format + ": unknown format (known: " + known + ")");
   }
+  const bool mapped = format == "ndjson" || format == "csv";
+  if (mapped && mapping.empty())
+    throw Error("--import " + format + " " + path.string() +
+                ": needs --map (e.g. --map bench=.name,value=.ms,unit=ms)");
+  if (!mapped && !mapping.empty())
+    throw Error("--map is for --import ndjson and csv, not " + format);
   // Bounded, and a regular file only: a FIFO would block, a device might never end.
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
@@ -321,7 +348,12 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                              : chosen == "hyperfine"        ? read_hyperfine(content, origin)
                              : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
                              : chosen == "go-test"          ? read_go_test(content, origin)
-                                                            : read_pyperf(content, origin);
+                             : chosen == "catch2"           ? read_catch2_xml(content, origin)
+                             : chosen == "asv"              ? read_asv_file(content, path)
+                             : chosen == "mitata"           ? read_mitata(content, origin)
+                             : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
+                             : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
+                                                  : read_pyperf(content, origin);
   imported.format = chosen;
   return imported;
 }

@@ -66,12 +66,46 @@ ImportedResults read_go_test(std::string_view text, const std::string& origin);
 // metadata as environment.
 ImportedResults read_pyperf(std::string_view json_text, const std::string& origin);
 
+// Catch2's XML reporter (`-r xml`): one result per <BenchmarkResults>, bench its name and
+// params `test_case` (and `section` inside sections): `time` (ns) is Catch2's estimate of the
+// mean, one value (Catch2 2.x writes no samples); its mean interval, standard deviation and
+// outliers are kept in the result's `tool_statistics`. A <failed> benchmark is a failed result.
+ImportedResults read_catch2_xml(std::string_view xml_text, const std::string& origin);
+
+// asv's results JSON (version 2: `results/MACHINE/COMMIT-ENV.json`): one result per benchmark
+// and param combination, `time` (s), `memory` (bytes) or `value` (a track's unit) with the
+// samples of `--record-samples`, else asv's result as one value; a null result is a failed
+// result. `benchmarks_json` (results/benchmarks.json, may be empty) gives the param names,
+// types and units; without it params are param1, param2, ... and the type comes from the
+// name's prefix. The machine's `params` and the date as environment.
+ImportedResults read_asv(std::string_view json_text, const std::string& origin,
+                         std::string_view benchmarks_json, const std::string& benchmarks_origin);
+
+// mitata's JSON (`run({ format: 'json' })`): one result per run of each benchmark, bench its
+// alias and params its `args`: `time` (ns) with mitata's samples (sorted and trimmed by mitata,
+// one per batch of calls); ops = ticks. A run with an `error` is a failed result. The context's
+// CPU, architecture and node version as environment.
+ImportedResults read_mitata(std::string_view json_text, const std::string& origin);
+
+// A team's own log read through a mapping (`--map`, docs/import.md "Mapped logs"):
+// `bench=.name,value=.ms,unit=ms,params=.size`, each KEY=SOURCE where SOURCE is a field of the
+// line (`.name`; NDJSON: a dotted path of members, CSV: a column by its header name) or a
+// literal. Keys: bench, value (a field), unit, metric, better, params (a field, named by its
+// last part), param.NAME. Each line is one sample of its (bench, params) case. A bad mapping,
+// or a line that lacks a mapped field or has the wrong type, throws Error naming the entry,
+// the file and the line.
+ImportedResults read_mapped_ndjson(std::string_view text, const std::string& origin,
+                                   const std::string& mapping);
+// The same for CSV (RFC 4180 quoting) whose first line names the columns.
+ImportedResults read_mapped_csv(std::string_view text, const std::string& origin,
+                                const std::string& mapping);
+
 // The format a file's content is in, from its first bytes and JSON keys: one of
 // import_formats() other than "auto". Throws Error naming the file when none fits.
 std::string detect_format(std::string_view text, const std::string& origin);
 
 // The formats import_file knows: auto, google-benchmark, hyperfine, pytest-benchmark, go-test,
-// pyperf.
+// pyperf, catch2, asv, mitata, then the mapped ndjson and csv (which `auto` never chooses).
 const std::vector<std::string>& import_formats();
 
 // The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of
@@ -81,6 +115,9 @@ inline constexpr std::size_t k_max_import_bytes = 64u << 20;
 // The run record's `source` for a format (the format's own name); `auto` reads the format
 // detect_format finds, and ImportedResults::format says which. Throws Error naming `path`
 // when it is not a regular file (a FIFO or device is not read) or is over k_max_import_bytes.
-ImportedResults import_file(const std::string& format, const std::filesystem::path& path);
+// `mapping` is the `--map` of the ndjson and csv formats: required by them, refused by others.
+// asv reads the results/benchmarks.json two folders up from `path` too, when there is one.
+ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
+                            const std::string& mapping = "");
 
 }  // namespace benchledger::import

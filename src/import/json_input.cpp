@@ -3,6 +3,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 
 #include <benchledger/error.hpp>
 
@@ -110,6 +112,26 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+// Milliseconds since the epoch as RFC 3339 UTC.
+std::string rfc3339_of_milliseconds(std::int64_t ms) {
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  char millis[8];
+  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms % 1000));
+  return std::string(text) + millis;
+}
+
+ParamValue json_param(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (value.is_number_float()) return value.get<double>();
+  return value.dump();  // a list, an object or null: its JSON text
 }
 
 ParamValue param_value(const std::string& text) {

@@ -53,6 +53,13 @@ ResultRecord failed_result(std::string bench, const std::string& message, std::i
 bool ends_with(std::string_view s, std::string_view suffix);
 bool starts_with(std::string_view s, std::string_view prefix);
 
+// Milliseconds since the epoch (asv's `date`, mitata's `now`) as RFC 3339 UTC.
+std::string rfc3339_of_milliseconds(std::int64_t ms);
+
+// A param's value from JSON: a string, boolean, integer or number as it is, anything else (a
+// list, an object, null) as its JSON text.
+ParamValue json_param(const json& value);
+
 // A param's value as a harness writes it in a name: an integer or a number when the whole text
 // is one, else the text.
 ParamValue param_value(const std::string& text);

@@ -30,14 +30,6 @@ Metric time_from_stats(const json& stats, const std::string& path, const std::st
   return m;
 }
 
-ParamValue json_param(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_boolean()) return value.get<bool>();
-  if (value.is_number_integer()) return value.get<std::int64_t>();
-  if (value.is_number_float()) return value.get<double>();
-  return value.dump();  // a list, an object or null: its JSON text
-}
-
 void read_machine_info(const json& document, FileEnvironment& file) {
   const auto machine = document.find("machine_info");
   if (machine == document.end() || !machine->is_object()) return;

@@ -195,14 +195,49 @@ std::string glob_problem(const std::string& pattern) {
 
 }  // namespace
 
-double Config::threshold_for(const std::string& bench, double fallback) const {
-  for (const auto& [pattern, percent] : thresholds) {
+namespace {
+
+double first_match(const std::vector<std::pair<std::string, double>>& list,
+                   const std::string& bench, double fallback) {
+  for (const auto& [pattern, percent] : list) {
     if (pattern == bench) return percent;
   }
-  for (const auto& [pattern, percent] : thresholds) {
+  for (const auto& [pattern, percent] : list) {
     if (::fnmatch(pattern.c_str(), bench.c_str(), 0) == 0) return percent;
   }
   return fallback;
+}
+
+// The thresholds of `key` (pattern -> percent), in file order.
+std::vector<std::pair<std::string, double>> read_thresholds(
+    const model::JsonReader& reader, const nlohmann::ordered_json& in_file_order,
+    const std::string& key) {
+  std::vector<std::pair<std::string, double>> out;
+  if (!reader.has(key)) return out;
+  const model::JsonReader thresholds = reader.object(key);
+  for (const auto& [pattern, value] : in_file_order.at(key).items()) {
+    const double percent = thresholds.number(pattern);
+    if (!model::contains(model::k_threshold_range, percent)) {
+      thresholds.fail(pattern, "a threshold in percent must be " +
+                                   model::describe(model::k_threshold_range) + ", got " +
+                                   fmt::format("{}", percent));
+    }
+    if (const std::string problem = glob_problem(pattern); !problem.empty()) {
+      thresholds.fail(pattern, "not a valid glob: " + problem);
+    }
+    out.emplace_back(pattern, percent);
+  }
+  return out;
+}
+
+}  // namespace
+
+double Config::threshold_for(const std::string& bench, double fallback) const {
+  return first_match(thresholds, bench, fallback);
+}
+
+double Config::deterministic_threshold_for(const std::string& bench, double fallback) const {
+  return first_match(deterministic_thresholds, bench, fallback);
 }
 
 Config load_config(const std::filesystem::path& path) {
@@ -226,28 +261,16 @@ Config load_config(const std::filesystem::path& path) {
   }
   try {
     const model::JsonReader reader(json, "");
-    refuse_unknown_keys(reader,
-                        {"ledger", "project", "pg", "thresholds", "run", "gate", "environment"});
+    refuse_unknown_keys(reader, {"ledger", "project", "pg", "thresholds",
+                                 "deterministic_thresholds", "run", "gate", "environment"});
     Config config;
     config.path = path;
     if (reader.has("ledger")) config.ledger = reader.string("ledger");
     if (reader.has("project")) config.project = reader.string("project");
     if (reader.has("pg")) config.pg = reader.string("pg");
-    if (reader.has("thresholds")) {
-      const model::JsonReader thresholds = reader.object("thresholds");
-      for (const auto& [pattern, value] : in_file_order.at("thresholds").items()) {
-        const double percent = thresholds.number(pattern);
-        if (!model::contains(model::k_threshold_range, percent)) {
-          thresholds.fail(pattern, "a threshold in percent must be " +
-                                       model::describe(model::k_threshold_range) + ", got " +
-                                       fmt::format("{}", percent));
-        }
-        if (const std::string problem = glob_problem(pattern); !problem.empty()) {
-          thresholds.fail(pattern, "not a valid glob: " + problem);
-        }
-        config.thresholds.emplace_back(pattern, percent);
-      }
-    }
+    config.thresholds = read_thresholds(reader, in_file_order, "thresholds");
+    config.deterministic_thresholds =
+        read_thresholds(reader, in_file_order, "deterministic_thresholds");
     if (reader.has("environment")) {
       const model::JsonReader environment = reader.object("environment");
       refuse_unknown_keys(environment, {"ignore"});

@@ -97,6 +97,14 @@ void write_metric(CanonicalWriter& w, std::string_view name, const Metric& metri
   w.string(metric.unit, field(".unit"));
   w.key("better");
   w.string(to_string(metric.better), field(".better"));
+  if (metric.deterministic) {
+    w.key("deterministic");
+    w.boolean(true);
+  }
+  if (metric.counter) {
+    w.key("counter");
+    w.string(*metric.counter, field(".counter"));
+  }
   if (metric.samples) {
     w.key("samples");
     w.open('[');

@@ -246,6 +246,15 @@ Metric read_metric(const JsonReader& reader) {
   metric.unit = reader.string("unit");
   if (metric.unit.empty()) reader.fail("unit", "must not be empty");
   metric.better = read_better(reader);
+  if (reader.has("deterministic")) {
+    if (reader.member("deterministic") != true)
+      reader.fail("deterministic", "expected true (the member is absent otherwise)");
+    metric.deterministic = true;
+  }
+  if (reader.has("counter")) {
+    metric.counter = reader.string("counter");
+    if (metric.counter->empty()) reader.fail("counter", "must not be empty");
+  }
   if (reader.has("samples")) metric.samples = reader.numbers("samples");
   metric.value = reader.number("value");
   metric.summary = read_summary(reader.object("summary"));

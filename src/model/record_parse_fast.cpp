@@ -346,7 +346,8 @@ Summary summary(element value) {
 
 // Into `out`, whose storage is reused: every member is set.
 void metric_into(element value, Metric& out) {
-  bool unit = false, better = false, samples = false, has_value = false, has_summary = false;
+  bool unit = false, better = false, samples = false, has_value = false, has_summary = false,
+       deterministic = false, counter = false;
   each_member(value, [&](std::string_view key, element v) {
     if (key == "unit") {
       out.unit = text(v);
@@ -357,6 +358,13 @@ void metric_into(element value, Metric& out) {
       require(word.has_value());
       out.better = *word;
       better = true;
+    } else if (key == "deterministic") {
+      require(v.type() == element_type::BOOL && v.get_bool().value_unsafe());
+      deterministic = true;
+    } else if (key == "counter") {
+      out.counter = text(v);
+      require(!out.counter->empty());
+      counter = true;
     } else if (key == "samples") {
       if (!out.samples) out.samples.emplace();
       numbers_into(v, *out.samples);
@@ -371,6 +379,8 @@ void metric_into(element value, Metric& out) {
   });
   require(unit && better && has_value && has_summary);
   if (!samples) out.samples.reset();
+  out.deterministic = deterministic;
+  if (!counter) out.counter.reset();
 }
 
 ParamValue param(element value) {

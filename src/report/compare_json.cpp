@@ -82,6 +82,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
     item["p_adjusted"] = optional_number(c.p_adjusted);
     item["threshold"] = 100.0 * c.threshold;
     item["threshold_only"] = c.threshold_only;
+    if (c.deterministic) item["deterministic"] = true;
     item["verdict"] = compare::to_string(c.verdict);
     item["detectable"] = optional_number(c.detectable, 100.0);
     if (c.accepted) {

@@ -200,6 +200,7 @@ Document build_document(const ReportInput& input) {
   content::add_comparisons(doc, input);
   content::add_results(doc, input);
   content::add_trends(doc, input);
+  content::add_change_points(doc, input);
   if (input.comparisons.empty()) content::add_distributions(doc, input);
   content::add_warnings(doc, input);
   return doc;

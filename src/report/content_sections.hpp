@@ -5,7 +5,7 @@
 //   content_comparison.cpp     Comparison: summary, table and remarks per compared run
 //   content_results.cpp        Results per suite: the metric columns of a results table
 //   content_scaling.cpp        Scaling tables and curves under each suite's results
-//   content_trends.cpp         Trends across the ledger's runs
+//   content_trends.cpp         Trends across the ledger's runs, and their Change points
 //   content_distributions.cpp  Every sample of a case, per run or per side of a comparison
 //   content.cpp                title, intro and Warnings
 //
@@ -34,6 +34,8 @@ void add_environment(Document& doc, const ReportInput& input);
 void add_comparisons(Document& doc, const ReportInput& input);
 void add_results(Document& doc, const ReportInput& input);
 void add_trends(Document& doc, const ReportInput& input);
+// The change points of the trends, a table per case that has any (both forms).
+void add_change_points(Document& doc, const ReportInput& input);
 // Without a comparison only: the samples of each case in every reported run.
 void add_distributions(Document& doc, const ReportInput& input);
 void add_warnings(Document& doc, const ReportInput& input);

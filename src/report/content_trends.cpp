@@ -1,5 +1,6 @@
 // The Trends section: each case's primary metric across the ledger's last runs, with the
-// reported runs and the base marked; past k_max_charted_cases, the cases that moved most.
+// reported runs, the base and the change points marked; past k_max_charted_cases, the cases that
+// moved most. Then Change points: a table per case that has any, in both forms.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -62,6 +63,18 @@ std::vector<const Trend*> charted_trends(const ReportInput& input) {
   return trends;
 }
 
+std::string commit_of(const compare::DetectedChange& d) {
+  return format_commit(GitState{d.commit, std::nullopt, d.dirty});
+}
+
+// A change point's tooltip: where it lies, its commit, and the change.
+std::string change_tip(const Trend& trend, const compare::DetectedChange& d) {
+  return fmt::format(
+      "change point at {} {} (commit {}): {} → {} ({}), p = {}, {}", display_time(d.time), d.run_id,
+      commit_of(d), format_quantity(d.before, trend.unit), format_quantity(d.after, trend.unit),
+      format_change(d.change), format_number(d.p), d.regression ? "regression" : "improvement");
+}
+
 ChartGroup trend_charts(const ReportInput& input) {
   ChartGroup group;
   std::set<std::string> highlighted;
@@ -105,6 +118,12 @@ ChartGroup trend_charts(const ReportInput& input) {
     }
     chart.series = {std::move(line), std::move(base), std::move(reported)};
     chart.styles = {0, 1, 3};
+    // Half-way between the last run before the change and the first after it.
+    for (const compare::DetectedChange& d : trend.changes) {
+      chart.marks.push_back(
+          {static_cast<double>(d.index) - 0.5, format_change(d.change), change_tip(trend, d)});
+    }
+    chart.marks_name = "change point";
     group.charts.emplace_back(std::move(chart));
   }
   return group;
@@ -128,6 +147,46 @@ void add_trends(Document& doc, const ReportInput& input) {
     charts.intro.insert(charts.intro.end(), note.begin(), note.end());
   }
   doc.blocks.emplace_back(std::move(charts));
+}
+
+void add_change_points(Document& doc, const ReportInput& input) {
+  std::vector<const Trend*> changed;
+  for (const Trend& trend : input.trends) {
+    if (!trend.changes.empty()) changed.push_back(&trend);
+  }
+  if (changed.empty()) return;
+  doc.blocks.emplace_back(Heading{2, "Change points"});
+  doc.blocks.emplace_back(Paragraph{
+      {plain(fmt::format(
+           "Runs where a case's primary metric changed, found in the series of each trend (the "
+           "last {} of the ledger) as ",
+           input.history == 1
+               ? std::string("run")
+               : format_integer(static_cast<std::int64_t>(input.history)) + " runs")),
+       code("benchledger detect"),
+       plain(" finds them: E-Divisive means with a rank test. Before and after are the mean "
+             "medians of the runs either side, up to the next change point.")},
+      {}});
+  for (const Trend* trend : changed) {
+    Text title = case_text(trend->bench, trend->params);
+    title.push_back(plain(fmt::format(": {} ({} is better)", trend->metric,
+                                      trend->better == Better::lower ? "lower" : "higher")));
+    doc.blocks.emplace_back(Paragraph{std::move(title), {}});
+    Table table;
+    table.header = {"First run after", "Time",   "Commit", "Before",
+                    "After",           "Change", "p",      "Verdict"};
+    table.align = {Align::left,  Align::left,  Align::left,  Align::right,
+                   Align::right, Align::right, Align::right, Align::left};
+    for (const compare::DetectedChange& d : trend->changes) {
+      const char* verdict = d.regression ? "regression" : "improvement";
+      table.rows.push_back(
+          {Cell{{code(d.run_id)}, {}, {}}, text_cell(display_time(d.time)),
+           Cell{{code(commit_of(d))}, {}, {}}, text_cell(format_quantity(d.before, trend->unit)),
+           text_cell(format_quantity(d.after, trend->unit)), text_cell(format_change(d.change)),
+           text_cell(format_number(d.p)), Cell{{plain(verdict)}, verdict, verdict}});
+    }
+    doc.blocks.emplace_back(std::move(table));
+  }
 }
 
 }  // namespace benchledger::report::content

@@ -72,6 +72,14 @@ struct ChartSeries {
   bool line = true;  // joined by a line, or markers only
 };
 
+// A vertical mark between two x positions of a line chart: a change point of a trend, drawn
+// before the first run after the change, with a short label and a tooltip.
+struct ChartMark {
+  double x = 0;       // where the mark stands (between two runs: half-way)
+  std::string label;  // drawn at the top of the mark: "+30.1%"
+  std::string tip;    // tooltip text (an SVG <title>)
+};
+
 struct LineChart {
   std::string title;
   std::string x_label;
@@ -83,6 +91,8 @@ struct LineChart {
   std::vector<ChartSeries> series;  // series i uses style i of the palette
   // Style index per series, when a series must keep its meaning across charts (base, current).
   std::vector<int> styles;
+  std::vector<ChartMark> marks;  // with a legend entry `marks_name` when there are any
+  std::string marks_name;
 };
 
 struct SampleGroup {

@@ -12,6 +12,7 @@ namespace {
 struct RunInfo {
   std::string time;
   std::optional<std::string> label;
+  GitState git;
 };
 
 TrendPoint point_of(const std::string& run_id, const RunInfo& run, const Metric& metric) {
@@ -19,6 +20,8 @@ TrendPoint point_of(const std::string& run_id, const RunInfo& run, const Metric&
   p.run_id = run_id;
   p.time = run.time;
   p.label = run.label;
+  p.commit = run.git.commit;
+  p.dirty = run.git.dirty.value_or(false);
   p.value = metric.value;
   p.low = metric.samples && !metric.samples->empty() ? metric.summary.min : metric.value;
   p.high = metric.samples && !metric.samples->empty() ? metric.summary.max : metric.value;
@@ -69,7 +72,7 @@ std::vector<Trend> collect_history(const ledger::Store& store, const std::vector
   store.scan([&](const ledger::StoredRecord& stored) {
     if (const auto* run = std::get_if<RunRecord>(&stored.record)) {
       if (all_met) return false;
-      seen_runs[run->header.id] = RunInfo{run->header.time, run->label};
+      seen_runs[run->header.id] = RunInfo{run->header.time, run->label, run->git};
       pending.erase(run->header.id);
       all_met = pending.empty();
       return true;
@@ -84,7 +87,7 @@ std::vector<Trend> collect_history(const ledger::Store& store, const std::vector
   // Reported runs read from elsewhere end the trends of their cases.
   for (const RunData& data : runs) {
     if (pending.count(data.run.header.id) == 0) continue;
-    const RunInfo info{data.run.header.time, data.run.label};
+    const RunInfo info{data.run.header.time, data.run.label, data.run.git};
     for (const ResultRecord& r : data.results) add(data.run.header.id, info, r);
   }
 
@@ -96,6 +99,26 @@ std::vector<Trend> collect_history(const ledger::Store& store, const std::vector
     out.push_back(std::move(trend));
   }
   return out;
+}
+
+void mark_change_points(std::vector<Trend>& trends, const compare::DetectOptions& options) {
+  std::vector<ledger::Series> series;
+  series.reserve(trends.size());
+  for (const Trend& trend : trends) {
+    ledger::Series s{trend.bench, trend.params, trend.metric, trend.unit, trend.better, {}};
+    for (const TrendPoint& tp : trend.points) {
+      ledger::SeriesPoint p;
+      p.run_id = tp.run_id;
+      p.time = tp.time;
+      p.commit = tp.commit;
+      p.dirty = tp.dirty;
+      p.centre = tp.value;
+      s.points.push_back(std::move(p));
+    }
+    series.push_back(std::move(s));
+  }
+  std::vector<compare::CaseChanges> found = compare::detect_changes(series, options);
+  for (std::size_t i = 0; i < trends.size(); ++i) trends[i].changes = std::move(found[i].changes);
 }
 
 }  // namespace benchledger::report

@@ -14,6 +14,7 @@
 #include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
 
+#include "compare/change_detection.hpp"
 #include "compare/comparison.hpp"
 
 namespace benchledger::report {
@@ -29,9 +30,11 @@ struct TrendPoint {
   std::string run_id;
   std::string time;
   std::optional<std::string> label;
-  double value = 0;  // the metric's point estimate (the median of its samples)
-  double low = 0;    // smallest sample (value when there are no samples)
-  double high = 0;   // largest sample (value when there are no samples)
+  double value = 0;                   // the metric's point estimate (the median of its samples)
+  double low = 0;                     // smallest sample (value when there are no samples)
+  double high = 0;                    // largest sample (value when there are no samples)
+  std::optional<std::string> commit;  // the run's git commit, when recorded
+  bool dirty = false;                 // the run was made from uncommitted changes
 };
 
 // A case's primary metric across the last runs of the ledger that measured it, oldest first.
@@ -42,6 +45,8 @@ struct Trend {
   std::string unit;
   Better better = Better::lower;
   std::vector<TrendPoint> points;
+  // The change points among `points`, as `benchledger detect` finds them (mark_change_points).
+  std::vector<compare::DetectedChange> changes;
 };
 
 // The comparison of one reported run against the --against run, as compare made it.
@@ -54,8 +59,9 @@ struct ReportInput {
   std::vector<RunData> runs;    // the reported runs, in the order asked for; not empty
   std::optional<RunData> base;  // the --against run
   std::vector<ComparisonSection> comparisons;  // with base: one per reported run
-  std::vector<Trend> trends;                   // HTML only: one per case of the reported runs
-  std::size_t history = 20;                    // how many runs a trend covers at most
+  // One per case of the reported runs: charts in HTML, their change points in both forms.
+  std::vector<Trend> trends;
+  std::size_t history = 20;           // how many runs a trend covers at most
   std::vector<std::string> warnings;  // from reading the ledger (torn tail, skipped records)
 };
 
@@ -73,5 +79,10 @@ std::string render_html(const ReportInput& input);
 // trends. Throws Error when the store cannot be read.
 std::vector<Trend> collect_history(const ledger::Store& store, const std::vector<RunData>& runs,
                                    std::size_t history);
+
+// Fills each trend's `changes` with the change points of its points, found by
+// compare::detect_changes exactly as `benchledger detect` finds them in a series. Throws Error
+// from the detection (a value that is not finite).
+void mark_change_points(std::vector<Trend>& trends, const compare::DetectOptions& options);
 
 }  // namespace benchledger::report

@@ -153,18 +153,39 @@ struct Scale {
   }
 };
 
-// The legend: one entry per named series, wrapped into rows; returns the rows' height.
+// Change points: a colour of the palette that no trend series uses (they take styles 0, 1, 3).
+constexpr const char* k_mark = "#CC79A7";
+
+// A change point's flag: a downward triangle whose tip is at (x, y).
+std::string mark_flag(double x, double y) {
+  return fmt::format(
+      R"(<path d="M{},{}L{},{}L{},{}Z" fill="{}" stroke="#ffffff" stroke-width="0.8"/>)", num(x),
+      num(y), num(x + 6), num(y - 9), num(x - 6), num(y - 9), k_mark);
+}
+
+std::string mark_line(double x, double y0, double y1) {
+  return fmt::format(
+      R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="1.6" stroke-dasharray="5 3"/>)",
+      num(x), num(y0), num(x), num(y1), k_mark);
+}
+
+// The legend: one entry per named series, then the marks' entry when `mark_name` is not empty,
+// wrapped into rows; returns the rows' height.
 double legend(std::string& out, const std::vector<std::pair<std::string, int>>& entries, double y0,
-              const std::vector<bool>& lines) {
+              const std::vector<bool>& lines, const std::string& mark_name) {
   double x = 10, y = y0;
   const double row = 19;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const auto& [name, style_index] = entries[i];
+  const auto place = [&](const std::string& name) {
     const double w = 30 + text_width(name, k_legend_font) + 14;
     if (x + w > k_width - 8 && x > 10) {
       x = 10;
       y += row;
     }
+    return w;
+  };
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, style_index] = entries[i];
+    const double w = place(name);
     const Style& s = style_at(style_index);
     if (lines[i]) {
       out +=
@@ -174,6 +195,12 @@ double legend(std::string& out, const std::vector<std::pair<std::string, int>>& 
     }
     out += marker(s, x + 12, y, lines[i] ? 3.5 : 5, !lines[i], "");
     out += text(x + 30, y + 4.5, name, "start", k_legend_font);
+    x += w;
+  }
+  if (!mark_name.empty()) {
+    const double w = place(mark_name);
+    out += mark_line(x + 12, y - 7, y + 8) + mark_flag(x + 12, y + 1);
+    out += text(x + 30, y + 4.5, mark_name, "start", k_legend_font);
     x += w;
   }
   return y - y0 + row;
@@ -211,7 +238,8 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
     entries.emplace_back(chart.series[i].name, style);
     lines.push_back(chart.series[i].line);
   }
-  const double legend_height = legend(body, entries, 14, lines);
+  const double legend_height =
+      legend(body, entries, 14, lines, chart.marks.empty() ? std::string() : chart.marks_name);
 
   double label_width = 0;
   for (double t : yticks)
@@ -316,6 +344,20 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
     const Style& st = style_at(i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i));
     for (const ChartPoint& p : s.points)
       body += marker(st, x(p.x), y(p.y), s.line ? 3.5 : 6.5, !s.line, p.tip);
+  }
+  // Marks over the series, each a group whose <title> is the tooltip of its line and flag.
+  for (const ChartMark& m : chart.marks) {
+    const double px = x(m.x);
+    const double w = text_width(m.label, k_tick_font);
+    const bool label_left = px + 8 + w > k_width - right;
+    body += R"(<g class="change-point">)";
+    body += "<title>" + escape_html(m.tip) + "</title>";
+    body += mark_line(px, top + 2, bottom_of_plot);
+    body += mark_flag(px, top + 10);
+    // A white halo keeps the label readable over the grid and the lines.
+    body += text(label_left ? px - 8 : px + 8, top + 11, m.label, label_left ? "end" : "start",
+                 k_tick_font, R"( stroke="#ffffff" stroke-width="3" paint-order="stroke")");
+    body += "</g>";
   }
 
   return fmt::format(

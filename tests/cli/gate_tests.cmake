@@ -5,3 +5,7 @@ foreach(scenario slower identical failing renamed native gbench config_errors ci
                    ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${scenario})
   set_tests_properties(gate_${scenario}_cli_test PROPERTIES LABELS cli)
 endforeach()
+# `benchledger bisect` end to end: a scratch repository whose benchmark got 30% slower at one commit.
+add_test(NAME bisect_cli_test COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/bisect_test.py
+                                      $<TARGET_FILE:benchledger_cli>)
+set_tests_properties(bisect_cli_test PROPERTIES LABELS cli)

@@ -4,7 +4,7 @@
 usage: report_browser_check.py CHROMIUM PAGE.html WORKDIR
 
 - dom: Chromium's serialised DOM after load (--dump-dom), counted: chart <svg> elements,
-  figures, drawn shapes, and whether the parser complained.
+  figures, drawn shapes, and whether the parser complained; the tooltips of change-point marks.
 - desktop, phone: a screenshot at 1280 and 390 CSS pixels wide (device scale 0.5), decoded here (PNG, zlib, no
   extra packages): size, share of non-white pixels, distinct colours, and how many pixels lie
   near each colour of the report's palette (so we know the charts were painted, not just
@@ -37,6 +37,7 @@ PALETTE = {
     "#E69F00": (0xE6, 0x9F, 0x00),
     "#009E73": (0x00, 0x9E, 0x73),
     "#D55E00": (0xD5, 0x5E, 0x00),
+    "#CC79A7": (0xCC, 0x79, 0xA7),  # change points
 }
 
 
@@ -237,6 +238,8 @@ def dom_stats(dom):
         "tables": dom.count("<table>"),
         "parser_error": "parsererror" in dom,
         "has_title": "<h1>" in dom,
+        # The tooltip of each change-point mark, as the browser's DOM holds it.
+        "change_points": re.findall(r'<g class="change-point"><title>([^<]*)</title>', dom),
     }
 
 

@@ -1,6 +1,10 @@
 // `benchledger report` selects runs from a real ledger as compare does and writes the report
 // the library renders for them, to stdout or atomically to a file, with exit 2 on bad input.
+#include <regex>
+#include <sstream>
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/report_support.hpp"
 #include "compare/comparison.hpp"
@@ -126,4 +130,49 @@ TEST_CASE("bench-report acts as report") {
       run_process({link.string(), "--ledger", ledger}, dir.path(), {"BENCHLEDGER_LEDGER="});
   REQUIRE(outcome.exit_code == 0);
   CHECK(outcome.out == render_markdown(expected_input(std::nullopt, {fixtures::current_run()})));
+}
+
+TEST_CASE("the Markdown report lists each case's change points, found as detect finds them") {
+  ScratchDir dir;
+  const std::string ledger = (dir.path() / "ledger.ndjson").string();
+  // 20 nightly runs, every case 30% slower from run 12 (0-based) on.
+  const std::vector<RunData> runs = fixtures::step_change_history(20, 12, 1.3);
+  write_ledger(ledger, runs);
+  const Outcome outcome = run_cli({"report", "--ledger", ledger}, dir.path());
+  INFO(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const std::string& md = outcome.out;
+  INFO(md);
+  const std::size_t section = md.find("\n## Change points\n");
+  REQUIRE(section != std::string::npos);
+  const std::string step_run = runs[12].run.header.id;
+  const std::string step_commit = runs[12].run.git.commit->substr(0, 12);
+  // One table per case, each with one row: the step, at the run and commit where it happened.
+  std::size_t tables = 0;
+  std::istringstream lines(md.substr(section));
+  std::string line;
+  std::vector<std::string> cells;
+  while (std::getline(lines, line)) {
+    if (line.rfind("| First run after |", 0) == 0) ++tables;
+    if (line.rfind("| `01JD", 0) != 0) continue;
+    CHECK(line.find("| `" + step_run + "` |") == 0);
+    CHECK(line.find("| `" + step_commit + "` |") != std::string::npos);
+    CHECK(std::regex_search(line, std::regex(R"(\| \+(29|30|31)\.\d% \|)")));
+    CHECK(line.find("❌ regression |") != std::string::npos);
+    cells.push_back(line);
+  }
+  const std::size_t cases = runs.back().results.size();
+  CHECK(tables == cases);
+  CHECK(cells.size() == cases);
+
+  // The same change points as `benchledger detect` finds over the same runs.
+  const Outcome detect = run_cli({"detect", "--ledger", ledger, "--format", "json"}, dir.path());
+  REQUIRE(detect.exit_code == 0);
+  const nlohmann::json found = nlohmann::json::parse(detect.out);
+  REQUIRE(found["cases"].size() >= cases);
+  for (const nlohmann::json& c : found["cases"]) {
+    if (c["metric"] != "wall") continue;  // pipeline's primary metric
+    REQUIRE(c["change_points"].size() == 1);
+    CHECK(c["change_points"][0]["run"] == step_run);
+  }
 }

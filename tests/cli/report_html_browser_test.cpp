@@ -34,6 +34,19 @@ std::size_t count_matches(const std::string& text, const std::regex& pattern) {
       std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
 }
 
+// What report_browser_check.py saw of `dir`/report.html in headless Chromium.
+nlohmann::json browser_check(const ScratchDir& dir) {
+  const std::filesystem::path work = dir.path() / "browser";
+  std::filesystem::create_directories(work);
+  const Outcome check =
+      run_process({python(), source_dir() + "/tests/cli/report_browser_check.py", k_chromium,
+                   (dir.path() / "report.html").string(), work.string()},
+                  dir.path());
+  INFO(check.err);
+  REQUIRE(check.exit_code == 0);
+  return nlohmann::json::parse(check.out);
+}
+
 }  // namespace
 
 TEST_CASE("the HTML report refers to nothing outside itself") {
@@ -83,15 +96,7 @@ TEST_CASE("the HTML report renders in headless Chromium with its charts and make
   // 6 distributions, 1 scaling chart (wall by pages, one line per mode), 6 trends.
   CHECK(charts == 13);
 
-  const std::filesystem::path work = dir.path() / "browser";
-  std::filesystem::create_directories(work);
-  const Outcome check =
-      run_process({python(), source_dir() + "/tests/cli/report_browser_check.py", k_chromium,
-                   (dir.path() / "report.html").string(), work.string()},
-                  dir.path());
-  INFO(check.err);
-  REQUIRE(check.exit_code == 0);
-  const nlohmann::json result = nlohmann::json::parse(check.out);
+  const nlohmann::json result = browser_check(dir);
   INFO(result.dump(1));
 
   // The DOM after load holds every chart, drawn with shapes, and the parser did not complain.
@@ -123,4 +128,48 @@ TEST_CASE("the HTML report renders in headless Chromium with its charts and make
   CHECK(result["requests"]["page"].empty());
   CHECK(result["requests"]["blank"].empty());  // else Chromium's own traffic hides the page's
   CHECK(result["requests"]["control"].size() >= 2);
+}
+
+TEST_CASE("the HTML report marks a real step change on every trend chart, in headless Chromium") {
+  if (!std::filesystem::exists(k_chromium)) {
+    FAIL(k_chromium << " is not installed: run tools/setup (Debian package chromium)");
+  }
+  ScratchDir dir;
+  const std::string ledger = (dir.path() / "ledger.ndjson").string();
+  // 20 nightly runs of the pipeline cases, each 30% slower from run 12 (0-based) on.
+  const std::vector<RunData> runs = fixtures::step_change_history(20, 12, 1.3);
+  write_ledger(ledger, runs);
+  const Outcome outcome = run_cli({"report", "--ledger", ledger, "-o", "report.html"}, dir.path());
+  INFO(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const std::string page = read_text(dir.path() / "report.html");
+  const std::size_t cases = runs.back().results.size();
+  // Trend charts are line charts by run; the pipeline's scaling chart is one by pages.
+  const std::size_t trends = count_matches(
+      page,
+      std::regex(
+          R"(class="chart line-chart"><title[^>]*>[^<]* by run \(oldest to newest\)</title>)"));
+  REQUIRE(trends == cases);
+
+  const nlohmann::json result = browser_check(dir);
+  INFO(result.dump(1));
+  const nlohmann::json& dom = result["dom"];
+  CHECK(dom["exit_code"] == 0);
+  CHECK(dom["parser_error"] == false);
+  // One mark per trend chart, its tooltip naming the run, the commit and the change.
+  const nlohmann::json& marks = dom["change_points"];
+  REQUIRE(marks.size() == cases);
+  const std::string commit = runs[12].run.git.commit->substr(0, 12);
+  for (const nlohmann::json& mark : marks) {
+    const std::string tip = mark.get<std::string>();
+    CHECK(tip.find(runs[12].run.header.id) != std::string::npos);
+    CHECK(tip.find("(commit " + commit + ")") != std::string::npos);
+    CHECK(std::regex_search(tip, std::regex(R"(\(\+(29|30|31)\.\d%\))")));
+    CHECK(tip.find("regression") != std::string::npos);
+  }
+  // The marks are painted, in their own colour, on both widths.
+  for (const char* name : {"desktop", "phone"}) {
+    INFO(name);
+    CHECK(result[name]["palette_pixels"]["#CC79A7"].get<int>() > 10);
+  }
 }

@@ -5,7 +5,7 @@
 
 #include <regex>
 
-#include "run_support.hpp"
+#include "import_compare_support.hpp"
 
 using namespace benchledger::run_test;
 using nlohmann::json;
@@ -68,23 +68,37 @@ func BenchmarkPlain(b *testing.B) {
 )";
 }
 
-// `go test -bench` in `dir` with its caches inside it; stdout to `output`.
+// `go test -bench` in `dir` with its caches inside it, -count `count` and -benchtime
+// `iterations`; stdout to `output`.
 Invocation go_test(const std::filesystem::path& dir, const std::filesystem::path& output,
-                   bool json_events) {
+                   bool json_events, int count = 3, const std::string& iterations = "200x") {
   std::vector<std::string> args = {"GOCACHE=" + (dir / ".gocache").string(),
                                    "GOPATH=" + (dir / ".gopath").string(), "GOFLAGS=-mod=mod", go(),
                                    "test"};
   if (json_events) args.push_back("-json");
-  for (const char* a : {"-run", "^$", "-bench", ".", "-benchtime", "200x", "-count", "3", "."})
+  for (const std::string& a :
+       {std::string("-run"), std::string("^$"), std::string("-bench"), std::string("."),
+        std::string("-benchtime"), iterations, std::string("-count"), std::to_string(count)})
     args.push_back(a);
+  args.push_back(".");
   std::ofstream(output).close();
   return run("/usr/bin/env", args, dir, output.c_str());
 }
 
-json run_record(const std::vector<json>& records) {
-  for (const json& r : records)
-    if (r["type"] == "run") return r;
-  return json();
+// pytest-benchmark on test_tiny.py (test_sum over `sizes`, a Python list's items) in `dir`, at
+// least `rounds` rounds each, their data saved, JSON to `output`.
+Invocation pytest_benchmark(const std::filesystem::path& dir, const std::filesystem::path& output,
+                            const std::string& sizes, int rounds) {
+  std::ofstream(dir / "test_tiny.py") << "import pytest\n\n@pytest.mark.parametrize(\"size\", [" +
+                                             sizes +
+                                             "])\n"
+                                             "def test_sum(benchmark, size):\n"
+                                             "    benchmark(sum, range(size))\n";
+  return run(venv_python(),
+             {"-m", "pytest", "-q", "-p", "no:cacheprovider", "--benchmark-json=" + output.string(),
+              "--benchmark-save-data", "--benchmark-min-rounds=" + std::to_string(rounds),
+              "--benchmark-max-time=0.05", "test_tiny.py"},
+             dir);
 }
 
 }  // namespace
@@ -131,19 +145,8 @@ TEST_CASE("go test -bench text and -json: one sample per -count, params from the
 
 TEST_CASE("pytest-benchmark JSON keeps each saved round as a sample and machine_info as env") {
   ScratchDir dir;
-  std::ofstream(dir.path() / "test_tiny.py") << R"(import pytest
-
-@pytest.mark.parametrize("size", [8, 64])
-def test_sum(benchmark, size):
-    benchmark(sum, range(size))
-)";
   const auto output = dir.path() / "out.json";
-  const auto produced =
-      run(venv_python(),
-          {"-m", "pytest", "-q", "-p", "no:cacheprovider", "--benchmark-json=" + output.string(),
-           "--benchmark-save-data", "--benchmark-min-rounds=5", "--benchmark-max-time=0.01",
-           "test_tiny.py"},
-          dir.path());
+  const auto produced = pytest_benchmark(dir.path(), output, "8, 64", 5);
   INFO(produced.out + produced.err);
   REQUIRE(produced.status == 0);
   const auto ledger = dir.path() / "ledger.ndjson";
@@ -285,4 +288,186 @@ TEST_CASE("a damaged or unrecognised file is refused with exit 2 naming the file
     CHECK_THAT(result.err, Catch::Contains(file.string()) && Catch::Contains(c.message));
   }
   CHECK_FALSE(std::filesystem::exists(ledger));  // nothing appended
+}
+
+// The end-to-end promise of each format run live here: of two outputs of the tool, the second
+// with one benchmark 20% slower (tests/cli/import/inject_slowdown.py), compare flags exactly
+// that benchmark. The slowed output is the first one's copy: two live runs on a shared machine
+// differ by more than the gate's threshold, the copy only where the slowdown was injected. Each
+// output has about a hundred samples a benchmark: under a load of several processes a CPU, fewer
+// spread too wide for compare to call a 20% shift significant.
+namespace {
+
+Regressions regressions_of_slowed(const std::string& format, const std::filesystem::path& base,
+                                  const std::string& bench, const std::filesystem::path& dir) {
+  const auto slowed = dir / ("slowed-" + base.filename().string());
+  const auto injected =
+      run(python3(), {(source_dir() / "tests/cli/import/inject_slowdown.py").string(), format,
+                      base.string(), slowed.string(), bench});
+  if (injected.status != 0) throw std::runtime_error("inject_slowdown.py: " + injected.err);
+  return regressions_between({"--import", format, base.string()},
+                             {"--import", format, slowed.string()},
+                             dir / ("compare-" + base.filename().string() + ".ndjson"));
+}
+
+}  // namespace
+
+TEST_CASE("google-benchmark, two outputs with one benchmark 20% slower: compare flags exactly it") {
+  ScratchDir dir;
+  const auto output = dir.path() / "gbench.json";
+  REQUIRE(
+      run(RUN_GBENCH_FIXTURE, {"--benchmark_filter=BM_Empty|BM_SumItems",
+                               "--benchmark_repetitions=120", "--benchmark_min_time=0.002",
+                               "--benchmark_out_format=json", "--benchmark_out=" + output.string()})
+          .status == 0);
+  const auto found =
+      regressions_of_slowed("google-benchmark", output, "BM_SumItems/64", dir.path());
+  INFO(found.output);
+  CHECK(found.status == 1);
+  CHECK(found.cases == std::vector<std::string>{"BM_SumItems/64"});
+}
+
+TEST_CASE("hyperfine, two outputs with one command 20% slower: compare flags exactly it") {
+  ScratchDir dir;
+  const auto output = dir.path() / "hyperfine.json";
+  REQUIRE(run("/usr/bin/hyperfine",
+              {"-N", "--runs", "20", "--export-json", output.string(), "sleep 0.01", "sleep 0.02"})
+              .status == 0);
+  const auto found = regressions_of_slowed("hyperfine", output, "sleep 0.02", dir.path());
+  INFO(found.output);
+  CHECK(found.status == 1);
+  CHECK(found.cases == std::vector<std::string>{"sleep 0.02"});
+}
+
+TEST_CASE("pytest-benchmark, two outputs with one test 20% slower: compare flags exactly it") {
+  ScratchDir dir;
+  const auto output = dir.path() / "pytest.json";
+  const auto produced = pytest_benchmark(dir.path(), output, "64, 512", 100);
+  INFO(produced.out + produced.err);
+  REQUIRE(produced.status == 0);
+  const auto found =
+      regressions_of_slowed("pytest-benchmark", output, "test_tiny.py::test_sum[512]", dir.path());
+  INFO(found.output);
+  CHECK(found.status == 1);
+  CHECK(found.cases == std::vector<std::string>{"test_tiny.py::test_sum {\"size\":512}"});
+}
+
+TEST_CASE(
+    "go test text and -json, two outputs with one benchmark 20% slower: compare flags "
+    "exactly it") {
+  ScratchDir dir;
+  write_go_package(dir.path() / "pkg");
+  for (const bool events : {false, true}) {
+    INFO((events ? "go test -json" : "go test text"));
+    const auto output = dir.path() / (events ? "go.json" : "go.txt");
+    const auto produced = go_test(dir.path() / "pkg", output, events, 100, "5000x");
+    INFO(produced.err);
+    REQUIRE(produced.status == 0);
+    const auto found = regressions_of_slowed("go-test", output, "BenchmarkSum/size=64", dir.path());
+    INFO(found.output);
+    CHECK(found.status == 1);
+    REQUIRE(found.cases.size() == 1);
+    // procs is GOMAXPROCS, this machine's.
+    CHECK_THAT(found.cases[0],
+               Catch::StartsWith("BenchmarkSum {\"procs\":") && Catch::EndsWith(",\"size\":64}"));
+  }
+}
+
+// The corpus of damaged files: each format's real output (run here, or the committed fixture),
+// truncated and mistyped, is refused with exit 2 naming the file and the place, and the ledger
+// it was to go to keeps its bytes.
+namespace {
+
+struct Damage {
+  std::string format;
+  std::filesystem::path source;
+  std::string kind;  // "truncate": the first half; "cut": up to the end of `pattern`'s first
+                     // match; "retype": `pattern`'s first match replaced by `replacement`
+  std::string pattern, replacement;
+  std::string expected;  // in the message besides the file's name
+};
+
+std::string damaged(const Damage& d) {
+  const std::string text = read_file(d.source);
+  if (d.kind == "truncate") return text.substr(0, text.size() / 2);
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex(d.pattern)))
+    throw std::runtime_error(d.pattern + " is not in " + d.source.string());
+  const auto end = static_cast<std::size_t>(match.position(0) + match.length(0));
+  if (d.kind == "cut") return text.substr(0, end);
+  return text.substr(0, static_cast<std::size_t>(match.position(0))) + d.replacement +
+         text.substr(end);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a truncated or mistyped output of each format is refused with exit 2 naming the file "
+    "and the place, appending nothing") {
+  ScratchDir dir;
+  const auto gbench = dir.path() / "gbench.json";
+  REQUIRE(run(RUN_GBENCH_FIXTURE,
+              {"--benchmark_filter=BM_Empty|BM_SumItems", "--benchmark_min_time=0.001",
+               "--benchmark_out_format=json", "--benchmark_out=" + gbench.string()})
+              .status == 0);
+  const auto hyperfine = dir.path() / "hyperfine.json";
+  REQUIRE(run("/usr/bin/hyperfine",
+              {"-N", "--runs", "2", "--export-json", hyperfine.string(), "sleep 0.001"})
+              .status == 0);
+  const auto pytest = dir.path() / "pytest.json";
+  REQUIRE(pytest_benchmark(dir.path(), pytest, "8", 2).status == 0);
+  write_go_package(dir.path() / "pkg");
+  const auto go_text = dir.path() / "go.txt";
+  const auto go_json = dir.path() / "go.json";
+  REQUIRE(go_test(dir.path() / "pkg", go_text, false, 1).status == 0);
+  REQUIRE(go_test(dir.path() / "pkg", go_json, true, 1).status == 0);
+  const auto fixtures = source_dir() / "tests/cli/import/fixtures";
+  const auto asv = fixtures / "asv/results/fixture/base.json";
+  const auto catch2 = fixtures / "catch2/base.xml";
+  const auto pyperf = fixtures / "pyperf/base.json";
+  const auto mitata = fixtures / "mitata/base.json";
+  const std::vector<Damage> corpus = {
+      {"google-benchmark", gbench, "truncate", "", "", "not JSON"},
+      {"google-benchmark", gbench, "retype", R"("real_time": [^,]*)", R"("real_time": "fast")",
+       ".real_time\": expected a number"},
+      {"hyperfine", hyperfine, "truncate", "", "", "not JSON"},
+      {"hyperfine", hyperfine, "retype", R"("times": \[\s*[^,\]]*)", R"("times": ["x")",
+       ".times[0]\": expected a number"},
+      {"pytest-benchmark", pytest, "truncate", "", "", "not JSON"},
+      {"pytest-benchmark", pytest, "retype", R"("data": \[)", R"("data": ["x", )",
+       ".stats.data[0]\": expected a number"},
+      {"go-test", go_text, "cut", R"(Benchmark\S+\s+\d+\s+[\d.]+)", "", "has no unit after it"},
+      {"go-test", go_text, "retype", R"(\s[\d.]+ ns/op)", " fast ns/op",
+       "expected a number before \"ns/op\", got \"fast\""},
+      {"go-test", go_json, "truncate", "", "", "not JSON"},
+      {"pyperf", pyperf, "truncate", "", "", "not JSON"},
+      {"pyperf", pyperf, "retype", R"("values":\[)", R"("values":["x",)",
+       ".values[0]\": expected a number"},
+      {"catch2", catch2, "truncate", "", "", "not XML"},
+      {"catch2", catch2, "retype", R"(<mean value="[^"]*")", R"(<mean value="fast")",
+       "<mean>: attribute value: expected a number, got \"fast\""},
+      {"asv", asv, "truncate", "", "", "not JSON"},
+      {"asv", asv, "retype", R"("result_columns": \[)", R"("result_columns": "x", "_": [)",
+       "field \"result_columns\": expected an array"},
+      {"mitata", mitata, "truncate", "", "", "not JSON"},
+      {"mitata", mitata, "retype", R"("samples": \[)", R"("samples": ["x", )",
+       ".stats.samples[0]\": expected a number"},
+  };
+  const auto ledger = dir.path() / "ledger.ndjson";
+  REQUIRE(run_cli({"run", "--import", "hyperfine", hyperfine.string(), "--ledger", ledger.string(),
+                   "-q"})
+              .status == 0);
+  const std::string before = read_file(ledger);
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const Damage& d = corpus[i];
+    const auto file = dir.path() / ("damaged-" + std::to_string(i) + "-" + d.kind + "-" +
+                                    d.source.filename().string());
+    std::ofstream(file) << damaged(d);
+    const auto result =
+        run_cli({"run", "--import", d.format, file.string(), "--ledger", ledger.string()});
+    INFO(d.format << " " << d.kind << " " << d.pattern << ": " << result.err);
+    CHECK(result.status == 2);
+    CHECK_THAT(result.err, Catch::Contains(file.string()) && Catch::Contains(d.expected));
+  }
+  CHECK(read_file(ledger) == before);
 }

@@ -154,9 +154,11 @@ TEST_CASE("an import is a run of its own and names the formats it knows") {
   CHECK(mixed.status == 2);
   CHECK_THAT(mixed.err, Catch::Contains("cannot be combined with measuring"));
   std::ofstream(dir.path() / "x.json") << "{}";
-  const auto unknown = run_cli({"run", "--import", "criterion", (dir.path() / "x.json").string(),
-                                "--ledger", (dir.path() / "l.ndjson").string()});
+  const auto unknown =
+      run_cli({"run", "--import", "nosuchharness", (dir.path() / "x.json").string(), "--ledger",
+               (dir.path() / "l.ndjson").string()});
   CHECK(unknown.status == 2);
   CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: auto, google-benchmark, "
-                                          "hyperfine, pytest-benchmark, go-test, pyperf)"));
+                                          "hyperfine, pytest-benchmark, go-test, pyperf, "
+                                          "catch2, asv, mitata, ndjson, csv)"));
 }

@@ -25,3 +25,18 @@ benchledger_add_test(run_import_harness_cli_test
 target_compile_definitions(run_import_harness_cli_test PRIVATE
                            RUN_GBENCH_FIXTURE="$<TARGET_FILE:run_gbench_fixture>")
 add_dependencies(run_import_harness_cli_test run_gbench_fixture)
+# A team's own NDJSON and CSV logs read through --map.
+benchledger_add_test(run_import_mapped_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_mapped_test.cpp LABELS cli)
+# The committed outputs of Catch2 and asv (tests/cli/import/regenerate.sh).
+benchledger_add_test(run_import_fixture_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_fixture_test.cpp LABELS cli)
+
+# --measure instructions under the real Valgrind (Debian's valgrind package, tools/setup).
+add_executable(run_instructions_fixture ${CMAKE_CURRENT_LIST_DIR}/run_instructions_fixture.cpp)
+target_link_libraries(run_instructions_fixture PRIVATE benchledger benchledger_settings)
+benchledger_add_test(run_instructions_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_instructions_test.cpp LABELS cli)
+target_compile_definitions(run_instructions_cli_test PRIVATE
+                           RUN_INSTRUCTIONS_FIXTURE="$<TARGET_FILE:run_instructions_fixture>")
+add_dependencies(run_instructions_cli_test run_instructions_fixture)

@@ -198,6 +198,51 @@ CREATE TRIGGER benchledger_chain_on AFTER INSERT ON benchledger_records
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION benchledger_chain_on();
 )sql";
 
+// Views for dashboards (docs/history.md, "Grafana"): one row per run, case and metric, as the
+// SQLite store's; results and runs that an `invalidate` note targets are left out. A view binds
+// to the table it was made with, whatever the search_path of a later reader.
+constexpr const char* k_views_sql = R"sql(
+CREATE OR REPLACE VIEW benchledger_results AS
+SELECT run.time::timestamptz AS time,
+  r.run AS run,
+  r.id AS result,
+  run.label AS label,
+  run.git_commit AS git_commit,
+  (parsed.rj -> 'git' ->> 'dirty')::boolean AS dirty,
+  parsed.rj -> 'env' ->> 'host' AS host,
+  parsed.rj -> 'env' ->> 'fingerprint' AS fingerprint,
+  r.bench AS bench,
+  r.params::jsonb AS params,
+  m.key AS metric,
+  m.key = parsed.j ->> 'primary' AS is_primary,
+  m.value ->> 'unit' AS unit,
+  m.value ->> 'better' AS better,
+  (m.value ->> 'value')::double precision AS centre,
+  (m.value -> 'summary' ->> 'p50')::double precision AS p50,
+  (m.value -> 'summary' ->> 'p95')::double precision AS p95,
+  (m.value -> 'summary' ->> 'p99')::double precision AS p99,
+  (m.value -> 'summary' ->> 'n')::bigint AS samples
+FROM benchledger_records AS r
+JOIN benchledger_records AS run ON run.id = r.run AND run.type = 'run'
+CROSS JOIN LATERAL (SELECT r.bytes::jsonb AS j, run.bytes::jsonb AS rj) AS parsed
+CROSS JOIN LATERAL jsonb_each(parsed.j -> 'metrics') AS m
+WHERE r.type = 'result'
+  AND NOT EXISTS (
+    SELECT 1 FROM benchledger_records AS n
+    WHERE n.type = 'note' AND n.bytes::jsonb ->> 'kind' = 'invalidate'
+      AND ((n.target = r.run AND (n.bench IS NULL OR n.bench = r.bench))
+           OR (n.target = r.id AND n.bench IS NULL)));
+)sql";
+
+// Whether the connected role may replace the views: it owns the table, or is a member of its owner.
+bool owns_table(pqxx::transaction_base& txn) {
+  return txn
+      .exec(
+          "SELECT pg_has_role(current_user, c.relowner, 'MEMBER') FROM pg_class c "
+          "WHERE c.oid = to_regclass('benchledger_records')")[0][0]
+      .as<bool>();
+}
+
 // The chain check's function, for the table in `schema` (quoted).
 std::string chain_function_sql(const std::string& schema) {
   std::string sql = k_chain_function_sql;
@@ -261,9 +306,16 @@ void begin_append(pqxx::work& txn, bool default_lock_timeout) {
 void create_or_check(pqxx::work& txn, const std::string& name) {
   if (table_exists(txn)) {
     check_ours(txn, name);
+    // A table made before the views gets them from the first append by its owner (an
+    // append-only role may not create them; `ledger grant` does too).
+    if (txn.exec("SELECT to_regclass('benchledger_results') IS NULL")[0][0].as<bool>() &&
+        owns_table(txn)) {
+      txn.exec(k_views_sql);
+    }
     return;
   }
   txn.exec(k_schema_sql);
+  txn.exec(k_views_sql);
   // The chain check names the table, so it runs with the search_path the table was made in:
   // nobody's temporary table of that name can stand in for it.
   const std::string schema = txn.exec("SELECT current_schema()")[0][0].c_str();
@@ -283,6 +335,7 @@ void grant_append_only(pqxx::work& txn, const std::string& role, const std::stri
              "WHERE c.oid = to_regclass('benchledger_records')")[0][0]
           .c_str();
   txn.exec(chain_function_sql(txn.quote_name(schema)));
+  txn.exec(k_views_sql);  // and the views
   const std::string quoted = txn.quote(role);
   const std::string role_name = txn.quote_name(role);
   if (txn.exec("SELECT 1 FROM pg_roles WHERE rolname = " + quoted).empty()) {
@@ -291,6 +344,8 @@ void grant_append_only(pqxx::work& txn, const std::string& role, const std::stri
   // Whatever it was given before, the role keeps only these on the ledger's table.
   txn.exec("REVOKE ALL ON benchledger_records FROM " + role_name);
   txn.exec("GRANT SELECT, INSERT ON benchledger_records TO " + role_name);
+  txn.exec("REVOKE ALL ON benchledger_results FROM " + role_name);
+  txn.exec("GRANT SELECT ON benchledger_results TO " + role_name);
   // What REVOKE cannot take away refuses the grant, and the transaction, REVOKE included,
   // rolls back: superuser; CREATEROLE (which can make itself a member of the owner, up to
   // PostgreSQL 15); owning the table, its schema or the database, or being a member of an

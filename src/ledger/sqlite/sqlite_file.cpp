@@ -53,6 +53,48 @@ BEGIN
 END;
 )sql";
 
+// Views for dashboards (docs/history.md, "Grafana"): one row per run, case and metric, with what
+// a chart needs beside the value. Results and runs that an `invalidate` note targets are left
+// out, as `history` leaves them out. Version 2 of the file's schema (PRAGMA user_version).
+constexpr const char* k_views_sql = R"sql(
+CREATE VIEW IF NOT EXISTS benchledger_results AS
+SELECT run.time AS time,
+  r.run AS run,
+  r.id AS result,
+  run.label AS label,
+  run.git_commit AS git_commit,
+  json_extract(run.bytes, '$.git.dirty') AS dirty,
+  json_extract(run.bytes, '$.env.host') AS host,
+  json_extract(run.bytes, '$.env.fingerprint') AS fingerprint,
+  r.bench AS bench,
+  r.params AS params,
+  m.key AS metric,
+  m.key = json_extract(r.bytes, '$.primary') AS is_primary,
+  json_extract(m.value, '$.unit') AS unit,
+  json_extract(m.value, '$.better') AS better,
+  json_extract(m.value, '$.value') AS centre,
+  json_extract(m.value, '$.summary.p50') AS p50,
+  json_extract(m.value, '$.summary.p95') AS p95,
+  json_extract(m.value, '$.summary.p99') AS p99,
+  json_extract(m.value, '$.summary.n') AS samples
+FROM records AS r
+JOIN records AS run ON run.id = r.run AND run.type = 'run'
+JOIN json_each(r.bytes, '$.metrics') AS m
+WHERE r.type = 'result'
+  AND NOT EXISTS (
+    SELECT 1 FROM records AS n
+    WHERE n.type = 'note' AND json_extract(n.bytes, '$.kind') = 'invalidate'
+      AND ((n.target = r.run AND (n.bench IS NULL OR n.bench = r.bench))
+           OR (n.target = r.id AND n.bench IS NULL)));
+)sql";
+
+constexpr std::int64_t k_schema_version = 2;  // 1: the table alone; 2: and the views
+
+std::int64_t schema_version(sqlite3* db, const std::string& name) {
+  Statement query(db, "PRAGMA user_version", name);
+  return query.step() ? query.integer(0) : 0;
+}
+
 }  // namespace
 
 void exec(sqlite3* db, const char* sql, const std::string& name) {
@@ -82,8 +124,15 @@ void check_ours(sqlite3* db, const std::string& name) {
 
 void create_schema(sqlite3* db, const std::string& context) {
   exec(db, k_schema_sql, context);
+  exec(db, k_views_sql, context);
   exec(db, fmt::format("PRAGMA application_id = {}", k_application_id).c_str(), context);
-  exec(db, "PRAGMA user_version = 1", context);
+  exec(db, fmt::format("PRAGMA user_version = {}", k_schema_version).c_str(), context);
+}
+
+void upgrade_schema(sqlite3* db, const std::string& context) {
+  if (schema_version(db, context) >= k_schema_version) return;
+  exec(db, k_views_sql, context);
+  exec(db, fmt::format("PRAGMA user_version = {}", k_schema_version).c_str(), context);
 }
 
 // Puts the database in WAL mode. On a database still in rollback mode (a new one), the switch
@@ -172,9 +221,10 @@ std::map<std::pair<std::string, std::string>, std::optional<std::string>> schema
 }
 
 // What the store creates, read back from a database made with it in memory: compared object by
-// object, so an edit to k_schema_sql needs no second copy here.
-const std::map<std::pair<std::string, std::string>, std::optional<std::string>>& expected_schema() {
-  static const auto expected = [] {
+// object, so an edit to k_schema_sql needs no second copy here. `with_views`: version 2.
+const std::map<std::pair<std::string, std::string>, std::optional<std::string>>& expected_schema(
+    bool with_views) {
+  const auto make = [](bool views) {
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
       sqlite3_close_v2(db);
@@ -182,6 +232,7 @@ const std::map<std::pair<std::string, std::string>, std::optional<std::string>>&
     }
     try {
       exec(db, k_schema_sql, "the ledger's schema");
+      if (views) exec(db, k_views_sql, "the ledger's schema");
       auto objects = schema_objects(db, "the ledger's schema");
       sqlite3_close_v2(db);
       return objects;
@@ -189,8 +240,10 @@ const std::map<std::pair<std::string, std::string>, std::optional<std::string>>&
       sqlite3_close_v2(db);
       throw;
     }
-  }();
-  return expected;
+  };
+  static const auto table_only = make(false);
+  static const auto with_view = make(true);
+  return with_views ? with_view : table_only;
 }
 
 }  // namespace
@@ -209,13 +262,17 @@ void verify_file(sqlite3* db, const std::string& name, ChainVerifier& verifier) 
                                 " (the file was changed outside SQLite)");
     }
   }
+  // A file of schema version 1 (written before the views) gets them with its next append.
+  const auto& expected = expected_schema(schema_version(db, name) >= k_schema_version);
   const auto found = schema_objects(db, name);
-  for (const auto& [key, sql] : expected_schema()) {
+  for (const auto& [key, sql] : expected) {
     const auto it = found.find(key);
     if (it == found.end()) {
       verifier.add_ledger_break(fmt::format(
           "its {} {} is missing: the file was changed outside benchledger{}", key.first, key.second,
-          key.first == "trigger" ? ", and the table is no longer append-only" : ""));
+          key.first == "trigger" ? ", and the table is no longer append-only"
+          : key.first == "view"  ? " (dashboards read the ledger through it)"
+                                 : ""));
     } else if (it->second != sql) {
       verifier.add_ledger_break(fmt::format(
           "its {} {} is not the one benchledger creates (its SQL was changed, through PRAGMA "
@@ -224,7 +281,7 @@ void verify_file(sqlite3* db, const std::string& name, ChainVerifier& verifier) 
     }
   }
   for (const auto& [key, sql] : found) {
-    if (expected_schema().count(key) == 0) {
+    if (expected.count(key) == 0) {
       verifier.add_ledger_break(fmt::format("it holds a {} {} that benchledger does not create: {}",
                                             key.first, key.second, sql.value_or("(no SQL)")));
     }

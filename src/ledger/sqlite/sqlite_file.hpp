@@ -101,9 +101,13 @@ bool table_exists(sqlite3* db, const std::string& name);
 // Refuses a database that is neither a benchledger ledger (its application_id) nor new and empty.
 void check_ours(sqlite3* db, const std::string& name);
 
-// Creates the table, its indexes and triggers and marks the file as a ledger, in the transaction
-// that appends the first records. Throws Error prefixed with `context`.
+// Creates the table, its indexes, triggers and views and marks the file as a ledger, in the
+// transaction that appends the first records. Throws Error prefixed with `context`.
 void create_schema(sqlite3* db, const std::string& context);
+
+// Brings the schema of a file made by an older version up to date (the views for dashboards),
+// inside the transaction of an append. Throws Error prefixed with `context`.
+void upgrade_schema(sqlite3* db, const std::string& context);
 
 // Puts the database in WAL mode, retrying while another process creates the same ledger.
 void enter_wal_mode(sqlite3* db, const std::string& name);

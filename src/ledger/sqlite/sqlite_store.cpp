@@ -197,6 +197,8 @@ std::string SqliteStore::write_batch(
         return std::string(k_zero_hash);
       }
       create_schema(db, context);
+    } else if (!outline.empty) {
+      upgrade_schema(db, context);
     }
     std::string head(k_zero_hash);
     std::int64_t seq = 0;

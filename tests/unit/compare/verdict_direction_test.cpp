@@ -84,3 +84,24 @@ TEST_CASE("a rise from zero that is not significant stays inconclusive") {
   CHECK(assess_one({0.0}, {2.0}, Better::lower).verdict == cmp::Verdict::regression);
   CHECK(assess_one({0.0}, {0.0}, Better::lower).verdict == cmp::Verdict::unchanged);
 }
+
+TEST_CASE("a deterministic count is judged by its threshold alone, whatever its sample sizes") {
+  // Ten identical counts a side: a test would find nothing, the threshold decides.
+  const std::vector<double> base(10, 1000.0), same(10, 1000.0), plus_one(10, 1010.0);
+  const auto judge = [](const std::vector<double>& b, const std::vector<double>& c) {
+    const std::vector<cmp::MetricInput> inputs{{b, c, Better::lower, 0.005, true}};
+    return cmp::assess(inputs, {}).front();
+  };
+  const cmp::MetricAssessment unchanged = judge(base, same);
+  CHECK(unchanged.verdict == cmp::Verdict::unchanged);
+  CHECK(unchanged.threshold_only);
+  CHECK_FALSE(unchanged.p.has_value());
+  CHECK(judge(base, plus_one).verdict == cmp::Verdict::regression);
+  CHECK(judge(plus_one, base).verdict == cmp::Verdict::improvement);
+  // One value a side, 0.4% apart: within the 0.5% threshold.
+  CHECK(judge({1000.0}, {1004.0}).verdict == cmp::Verdict::unchanged);
+  // Without the marker, ten values a side of a 1% shift are a tested regression (p from the
+  // test), and identical ones have no interval outside the threshold.
+  const std::vector<cmp::MetricInput> timed{{base, plus_one, Better::lower, 0.005}};
+  CHECK(cmp::assess(timed, {}).front().p.has_value());
+}

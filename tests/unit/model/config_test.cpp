@@ -174,3 +174,14 @@ TEST_CASE("a config path that is a directory or a FIFO is refused at once, sayin
   CHECK_THROWS_WITH(load_config(dir / "fifo.json"),
                     Catch::Contains("fifo.json: it is a FIFO, not a regular file"));
 }
+
+TEST_CASE("deterministic thresholds are their own list, read like the others") {
+  const Config config = load_config(write_config(
+      R"({"thresholds": {"parse/*": 10}, "deterministic_thresholds": {"parse/*": 1, "parse/json": 2}})"));
+  CHECK(config.deterministic_threshold_for("parse/json", 0.5) == 2);
+  CHECK(config.deterministic_threshold_for("parse/xml", 0.5) == 1);
+  CHECK(config.deterministic_threshold_for("sort/copy", 0.5) == 0.5);
+  CHECK(config.threshold_for("parse/json", 5) == 10);  // the time thresholds stay apart
+  CHECK_THROWS_WITH(load_config(write_config(R"({"deterministic_thresholds": {"a": "one"}})")),
+                    Catch::Contains("field \"deterministic_thresholds.a\": expected a number"));
+}

@@ -683,3 +683,32 @@ TEST_CASE("a run's PostgreSQL settings round-trip by both reading paths, absent 
   CHECK(refusal(with_field(run, "/env/postgres/fsync", 1)) ==
         "field \"env.postgres.fsync\": expected a string or null");
 }
+
+TEST_CASE(
+    "a deterministic count round-trips by both reading paths; other metrics keep their bytes") {
+  ResultRecord result = sample_result();
+  const std::string before = serialize(result);
+  CHECK(before.find("deterministic") == std::string::npos);  // older records keep their bytes
+  CHECK(before.find("counter") == std::string::npos);
+
+  Metric count = single_value_metric("count", Better::lower, 1325.5);
+  count.deterministic = true;
+  count.counter = "valgrind";
+  result.metrics["instructions"] = count;
+  const std::string bytes = serialize(result);
+  CHECK(bytes.find(R"("instructions":{"unit":"count","better":"lower","deterministic":true,)"
+                   R"("counter":"valgrind","value":1325.5,)") != std::string::npos);
+  const auto fast = model::parse_record_fast(bytes);
+  REQUIRE(fast.has_value());
+  CHECK(*fast == Record(result));
+  CHECK(model::parse_record_slow(bytes) == Record(result));
+  CHECK(serialize(*fast) == bytes);
+
+  CHECK(refusal(with_field(result, "/metrics/instructions/deterministic", false)) ==
+        "field \"metrics.instructions.deterministic\": expected true (the member is absent "
+        "otherwise)");
+  CHECK(refusal(with_field(result, "/metrics/instructions/counter", "")) ==
+        "field \"metrics.instructions.counter\": must not be empty");
+  CHECK(refusal(with_field(result, "/metrics/instructions/counter", 1)) ==
+        "field \"metrics.instructions.counter\": expected a string");
+}

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/content.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report::fixtures {
@@ -384,6 +385,24 @@ std::vector<RunData> history_before(const RunData& last, int count) {
     runs.push_back(std::move(data));
   }
   runs.push_back(last);
+  return runs;
+}
+
+std::vector<RunData> step_change_history(int count, int step, double factor) {
+  if (count > 24) throw std::invalid_argument("step_change_history: at most 24 runs");
+  RunData last = current_run();
+  std::erase_if(last.results,
+                [](const ResultRecord& r) { return suite_of(r.bench) != "pipeline"; });
+  std::vector<RunData> runs;
+  for (int k = 0; k < count; ++k) {
+    RunData data = last;
+    data.run.label = "nightly";
+    renumber(data, 200 + k, fmt::format("2026-11-21T{:02d}:00:00.000000Z", k));
+    data.run.git.commit = sha256_hex("step commit " + std::to_string(k)).substr(0, 40);
+    const double noise = 1.0 + 0.01 * std::sin(k * 1.7);
+    for (ResultRecord& r : data.results) r = slower(r, noise * (k >= step ? factor : 1.0));
+    runs.push_back(std::move(data));
+  }
   return runs;
 }
 

@@ -32,5 +32,9 @@ RunData bundled_suites_run();
 // A ledger history for the trends: `count` runs before `last` (oldest first) with the same
 // cases, drifting slowly, and then `last` itself.
 std::vector<RunData> history_before(const RunData& last, int count);
+// `count` runs of the pipeline cases of current_run(), an hour apart and each at its own commit,
+// oldest first, with ±1% of noise; from run `step` on (0-based), every case is `factor` times
+// slower: one real step change for change-point detection to find.
+std::vector<RunData> step_change_history(int count, int step, double factor);
 
 }  // namespace benchledger::report::fixtures

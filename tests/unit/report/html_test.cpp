@@ -41,7 +41,7 @@ std::vector<Trend> trends_of(const std::vector<RunData>& history) {
         if (h.bench != r.bench || h.params != r.params) continue;
         const Metric& hm = h.metrics.at(r.primary);
         trend.points.push_back({data.run.header.id, data.run.header.time, data.run.label, hm.value,
-                                hm.summary.min, hm.summary.max});
+                                hm.summary.min, hm.summary.max, data.run.git.commit, false});
       }
     }
     trends.push_back(std::move(trend));
@@ -309,8 +309,14 @@ TEST_CASE("trend ticks stay distinct when runs share a minute or a second") {
     trend.metric = "time";
     trend.unit = "ms";
     for (std::size_t i = 0; i < times.size(); ++i)
-      trend.points.push_back(
-          {"run" + std::to_string(i), times[i], {}, 1.0 + 0.1 * static_cast<double>(i), 1.0, 2.0});
+      trend.points.push_back({"run" + std::to_string(i),
+                              times[i],
+                              {},
+                              1.0 + 0.1 * static_cast<double>(i),
+                              1.0,
+                              2.0,
+                              {},
+                              false});
     input.trends = {trend};
     std::vector<std::string> ticks;
     for (const SvgChart& chart : charts_of(render_html(input))) {

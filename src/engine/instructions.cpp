@@ -1,0 +1,455 @@
+// Instruction counts under callgrind or hardware counters (instructions.hpp).
+#include "engine/instructions.hpp"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <benchledger/error.hpp>
+
+#include "engine/scratch_dir.hpp"
+
+namespace benchledger::engine {
+
+namespace {
+
+// The re-executed program learns what to do from its environment, which the parent sets for
+// it alone (through env(1)): the case, the file for its report and the counter.
+constexpr const char* k_case_variable = "BENCHLEDGER_COUNT_CASE";
+constexpr const char* k_report_variable = "BENCHLEDGER_COUNT_REPORT";
+constexpr const char* k_counter_variable = "BENCHLEDGER_COUNT_WITH";
+
+// What the cache model charges (iai-callgrind's and CodSpeed's weights).
+constexpr double k_ll_hit_cycles = 5;
+constexpr double k_memory_cycles = 35;
+
+std::string perf_paranoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  std::string value;
+  if (!(in >> value)) return "unreadable";
+  return value;
+}
+
+long perf_event_open(perf_event_attr* attr, int group_fd) {
+  // This thread, any CPU.
+  return ::syscall(SYS_perf_event_open, attr, 0, -1, group_fd, 0);
+}
+
+perf_event_attr perf_attr(std::uint32_t type, std::uint64_t config, bool leader) {
+  perf_event_attr attr{};
+  attr.size = sizeof(attr);
+  attr.type = type;
+  attr.config = config;
+  attr.disabled = leader ? 1 : 0;  // the group starts and stops with its leader
+  attr.exclude_kernel = 1;         // user space only: system calls are not counted
+  attr.exclude_hv = 1;
+  attr.read_format =
+      PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  return attr;
+}
+
+// Hardware counters on this thread: instructions (the leader), cycles, branch and cache misses.
+// Enabled only around measured repetitions; read once at the end.
+class PerfGroup {
+ public:
+  PerfGroup() {
+    const std::array<std::uint64_t, 4> events = {
+        PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_BRANCH_MISSES,
+        PERF_COUNT_HW_CACHE_MISSES};
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      perf_event_attr attr = perf_attr(PERF_TYPE_HARDWARE, events[i], i == 0);
+      const long fd = perf_event_open(&attr, i == 0 ? -1 : m_fds[0]);
+      if (fd < 0) {
+        const int error = errno;
+        close_all();
+        throw Error(fmt::format("perf_event_open: {} (kernel.perf_event_paranoid is {})",
+                                std::strerror(error), perf_paranoid()));
+      }
+      m_fds[i] = static_cast<int>(fd);
+    }
+  }
+  ~PerfGroup() { close_all(); }
+  PerfGroup(const PerfGroup&) = delete;
+  PerfGroup& operator=(const PerfGroup&) = delete;
+
+  void enable() { std::ignore = ::ioctl(m_fds[0], PERF_EVENT_IOC_ENABLE, 0); }
+  void disable() { std::ignore = ::ioctl(m_fds[0], PERF_EVENT_IOC_DISABLE, 0); }
+
+  // The four counts, scaled up when the kernel multiplexed the group (time running below time
+  // enabled), and that ratio.
+  struct Reading {
+    std::array<double, 4> values{};
+    double running_fraction = 1;
+  };
+  Reading read() const {
+    std::array<std::uint64_t, 3 + 4> buffer{};  // nr, time_enabled, time_running, values
+    if (::read(m_fds[0], buffer.data(), sizeof(buffer)) < 0)
+      throw Error(fmt::format("reading the hardware counters: {}", std::strerror(errno)));
+    Reading reading;
+    const auto enabled = static_cast<double>(buffer[1]);
+    const auto running = static_cast<double>(buffer[2]);
+    reading.running_fraction = enabled > 0 ? running / enabled : 1;
+    const double scale = running > 0 ? enabled / running : 1;
+    for (std::size_t i = 0; i < 4; ++i)
+      reading.values[i] = static_cast<double>(buffer[3 + i]) * scale;
+    return reading;
+  }
+
+ private:
+  void close_all() {
+    for (int& fd : m_fds) {
+      if (fd >= 0) std::ignore = ::close(fd);  // nothing to do if close fails
+      fd = -1;
+    }
+  }
+  std::array<int, 4> m_fds{-1, -1, -1, -1};
+};
+
+// The collection switch of this process (a counted case's re-executed program).
+std::atomic<bool> g_armed{false};
+bool g_collecting = false;
+PerfGroup* g_perf = nullptr;
+
+std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
+  return {"--tool=callgrind", "--cache-sim=yes", "--quiet",
+          "--log-file=" + (dir / "valgrind.%p.log").string(),
+          "--callgrind-out-file=" + (dir / "callgrind.out.%p").string()};
+}
+
+// Valgrind's own complaint (its log), for a run that failed under it.
+std::string valgrind_log(const std::filesystem::path& dir) {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("valgrind.", 0) != 0) continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("warning: L3 cache found") != std::string::npos) continue;
+      if (!line.empty()) text += (text.empty() ? "" : " | ") + line;
+    }
+  }
+  return text;
+}
+
+// Every callgrind output file of `dir` added up: a command's processes each write their own.
+CallgrindTotals sum_callgrind_files(const std::filesystem::path& dir) {
+  CallgrindTotals sum;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("callgrind.out.", 0) != 0) continue;
+    const CallgrindTotals t = read_callgrind_totals(entry.path().string());
+    sum.ir += t.ir, sum.dr += t.dr, sum.dw += t.dw;
+    sum.i1mr += t.i1mr, sum.d1mr += t.d1mr, sum.d1mw += t.d1mw;
+    sum.ilmr += t.ilmr, sum.dlmr += t.dlmr, sum.dlmw += t.dlmw;
+    ++files;
+  }
+  if (files == 0) {
+    const std::string log = valgrind_log(dir);
+    throw Error("callgrind wrote no output file" + (log.empty() ? "" : ": " + log));
+  }
+  return sum;
+}
+
+InstructionCounts valgrind_counts(const CallgrindTotals& totals, std::int64_t ops) {
+  InstructionCounts counts;
+  counts.counter = Counter::valgrind;
+  counts.ops = ops;
+  const double per = ops > 0 ? static_cast<double>(ops) : 1.0;
+  counts.instructions = totals.ir / per;
+  counts.estimated_cycles = estimated_cycles(totals) / per;
+  return counts;
+}
+
+std::string describe_failure(const CommandRun& run, const std::filesystem::path& dir) {
+  const std::string log = valgrind_log(dir);
+  return run.describe() + (log.empty() ? "" : " (valgrind: " + log + ")");
+}
+
+}  // namespace
+
+std::string_view to_string(Counter counter) {
+  return counter == Counter::valgrind ? "valgrind" : "perf";
+}
+
+MeasureRequest parse_measure(const std::vector<std::string>& values) {
+  if (values.empty()) return {};
+  MeasureRequest request;
+  request.time = false;
+  for (const std::string& value : values) {
+    if (value == "time") {
+      request.time = true;
+    } else if (value == "instructions") {
+      request.instructions = true;
+    } else if (value == "instructions:valgrind" || value == "instructions:perf") {
+      request.instructions = true;
+      request.forced = value == "instructions:perf" ? Counter::perf : Counter::valgrind;
+    } else {
+      throw Error("--measure " + value +
+                  ": expected time, instructions, instructions:valgrind or instructions:perf");
+    }
+  }
+  return request;
+}
+
+std::optional<std::string> perf_unavailable_reason() {
+  try {
+    const PerfGroup group;
+    return std::nullopt;
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
+std::string find_valgrind() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::filesystem::path candidate =
+        std::filesystem::path(dir.empty() ? "." : dir) / "valgrind";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  throw Error(fmt::format(
+      "--measure instructions: valgrind is not in PATH ({}), and it counts instructions where "
+      "the kernel refuses hardware counters; install Debian's valgrind package (nothing was "
+      "measured)",
+      path != nullptr ? path : "unset"));
+}
+
+Counter choose_counter(const MeasureRequest& request, bool has_commands) {
+  if (request.forced == Counter::perf) {
+    if (has_commands) {
+      throw Error(
+          "--measure instructions:perf: commands are counted under Valgrind only; use "
+          "instructions or instructions:valgrind (nothing was measured)");
+    }
+    if (const auto reason = perf_unavailable_reason()) {
+      throw Error("--measure instructions:perf: this kernel refuses hardware counters: " + *reason +
+                  "; use instructions:valgrind (nothing was measured)");
+    }
+    return Counter::perf;
+  }
+  if (!request.forced && !has_commands && !perf_unavailable_reason()) return Counter::perf;
+  std::ignore = find_valgrind();  // throws when there is none
+  return Counter::valgrind;
+}
+
+CallgrindTotals read_callgrind_totals(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read callgrind's output " + path + ": " + std::strerror(errno));
+  std::vector<std::string> events;
+  std::vector<double> totals;
+  for (std::string line; std::getline(in, line);) {
+    const auto words = [&](std::size_t skip) {
+      std::vector<std::string> out;
+      std::istringstream parts(line.substr(skip));
+      for (std::string w; parts >> w;) out.push_back(w);
+      return out;
+    };
+    if (line.rfind("events:", 0) == 0) {
+      events = words(7);
+    } else if (line.rfind("summary:", 0) == 0 || line.rfind("totals:", 0) == 0) {
+      totals.clear();
+      for (const std::string& w : words(line.find(':') + 1)) totals.push_back(std::stod(w));
+    }
+  }
+  CallgrindTotals out;
+  const std::pair<const char*, double*> fields[] = {
+      {"Ir", &out.ir},     {"Dr", &out.dr},     {"Dw", &out.dw},
+      {"I1mr", &out.i1mr}, {"D1mr", &out.d1mr}, {"D1mw", &out.d1mw},
+      {"ILmr", &out.ilmr}, {"DLmr", &out.dlmr}, {"DLmw", &out.dlmw}};
+  if (events.empty() || totals.empty())
+    throw Error("callgrind's output " + path + " has no events and totals lines");
+  for (const auto& [name, field] : fields) {
+    bool found = false;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (events[i] != name) continue;
+      // A total line leaves out trailing zeros.
+      *field = i < totals.size() ? totals[i] : 0;
+      found = true;
+    }
+    if (!found)
+      throw Error(fmt::format("callgrind's output {} has no event {} (was --cache-sim=yes given?)",
+                              path, name));
+  }
+  return out;
+}
+
+double estimated_cycles(const CallgrindTotals& t) {
+  const double accesses = t.ir + t.dr + t.dw;
+  const double l1_misses = t.i1mr + t.d1mr + t.d1mw;
+  const double ll_misses = t.ilmr + t.dlmr + t.dlmw;
+  return (accesses - l1_misses) + k_ll_hit_cycles * (l1_misses - ll_misses) +
+         k_memory_cycles * ll_misses;
+}
+
+CountedCommand count_command(const CommandCase& c, const CommandSettings& settings) {
+  const ScratchDir dir("benchledger-callgrind", "callgrind's output");
+  std::vector<std::string> argv = {find_valgrind()};
+  for (std::string& option : callgrind_options(dir.path())) argv.push_back(std::move(option));
+  argv.emplace_back("--trace-children=yes");
+  argv.insert(argv.end(), c.argv.begin(), c.argv.end());
+  CommandRunner runner;
+  CountedCommand counted;
+  if (c.prepare) {
+    const CommandRun prepared =
+        runner.run({"/bin/sh", "-c", *c.prepare}, settings.timeout, settings.show_output);
+    if (!prepared.ok()) {
+      counted.failure = CaseFailure{"error", "--prepare " + prepared.describe()};
+      return counted;
+    }
+  }
+  const CommandRun run = runner.run(argv, settings.timeout, settings.show_output);
+  if (!run.ok()) {
+    counted.failure =
+        CaseFailure{run.failure_kind(), "under callgrind, " + describe_failure(run, dir.path())};
+    return counted;
+  }
+  counted.counts = valgrind_counts(sum_callgrind_files(dir.path()), 1);
+  return counted;
+}
+
+CountedCase count_native_case(const NativeCase& c, const std::vector<std::string>& argv,
+                              Counter counter) {
+  if (argv.empty()) throw Error("counting instructions needs the program's arguments");
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw Error("cannot find this program (/proc/self/exe): " + error.message());
+  const ScratchDir dir("benchledger-count", "the counted case's report");
+  const std::filesystem::path report = dir.path() / "report.json";
+  std::vector<std::string> command = {
+      "/usr/bin/env", std::string(k_case_variable) + "=" + c.display_name(),
+      std::string(k_report_variable) + "=" + report.string(),
+      std::string(k_counter_variable) + "=" + std::string(to_string(counter))};
+  if (counter == Counter::valgrind) {
+    command.push_back(find_valgrind());
+    for (std::string& option : callgrind_options(dir.path())) command.push_back(std::move(option));
+    // Nothing is instrumented until the case starts, nothing collected outside its measured
+    // repetitions (run_counted_case and counted_region_begin switch both on).
+    command.insert(command.end(), {"--instr-atstart=no", "--collect-atstart=no"});
+  }
+  command.push_back(self.string());
+  command.insert(command.end(), argv.begin() + 1, argv.end());
+
+  CountedCase counted;
+  const CommandRun run = run_command_once(command, c.timeout, false);
+  nlohmann::json answer;
+  if (std::ifstream in(report); in) {
+    try {
+      in >> answer;
+    } catch (const nlohmann::json::exception&) {
+      answer = nullptr;  // a report cut short: the run's status says why
+    }
+  }
+  if (answer.is_object() && answer.contains("error")) {
+    counted.failure = CaseFailure{"error", answer.at("error").get<std::string>()};
+    return counted;
+  }
+  if (!run.ok() || !answer.is_object() || !answer.contains("ops")) {
+    counted.failure = CaseFailure{
+        run.ok() ? "error" : run.failure_kind(),
+        "counting instructions, the program " +
+            (run.ok() ? std::string("reported nothing") : describe_failure(run, dir.path()))};
+    return counted;
+  }
+  const auto ops = answer.at("ops").get<std::int64_t>();
+  if (counter == Counter::valgrind) {
+    counted.counts = valgrind_counts(sum_callgrind_files(dir.path()), ops);
+    return counted;
+  }
+  const double per = ops > 0 ? static_cast<double>(ops) : 1.0;
+  InstructionCounts counts;
+  counts.counter = Counter::perf;
+  counts.ops = ops;
+  counts.instructions = answer.at("instructions").get<double>() / per;
+  counts.cycles = answer.at("cycles").get<double>() / per;
+  counts.branch_misses = answer.at("branch_misses").get<double>() / per;
+  counts.cache_misses = answer.at("cache_misses").get<double>() / per;
+  counts.running_fraction = answer.at("running_fraction").get<double>();
+  counted.counts = counts;
+  return counted;
+}
+
+std::optional<std::string> counted_case_request() {
+  const char* name = std::getenv(k_case_variable);
+  if (name == nullptr) return std::nullopt;
+  return std::string(name);
+}
+
+int run_counted_case(const NativeCase* c) {
+  const char* report_path = std::getenv(k_report_variable);
+  const char* counter = std::getenv(k_counter_variable);
+  if (report_path == nullptr || counter == nullptr) return 2;  // not started by count_native_case
+  nlohmann::json report;
+  try {
+    if (c == nullptr) {
+      throw Error(
+          fmt::format("the re-executed program has no case {}", std::getenv(k_case_variable)));
+    }
+    std::optional<PerfGroup> perf;
+    if (std::string_view(counter) == "perf") {
+      perf.emplace();
+      g_perf = &*perf;
+    } else {
+      CALLGRIND_START_INSTRUMENTATION;
+    }
+    g_armed = true;
+    const CaseMeasurement m = measure_case(*c, {});
+    counted_region_end();
+    g_armed = false;
+    report["ops"] = m.ops;
+    if (perf) {
+      const PerfGroup::Reading reading = perf->read();
+      g_perf = nullptr;
+      report["instructions"] = reading.values[0];
+      report["cycles"] = reading.values[1];
+      report["branch_misses"] = reading.values[2];
+      report["cache_misses"] = reading.values[3];
+      report["running_fraction"] = reading.running_fraction;
+    }
+  } catch (const std::exception& e) {
+    g_armed = false;
+    g_perf = nullptr;
+    report = {{"error", e.what()}};
+  }
+  std::ofstream out(report_path);
+  out << report.dump();
+  out.close();
+  return out ? 0 : 2;
+}
+
+void counted_region_begin() {
+  if (!g_armed.load(std::memory_order_relaxed) || g_collecting) return;
+  g_collecting = true;
+  if (g_perf != nullptr) {
+    g_perf->enable();
+  } else {
+    CALLGRIND_TOGGLE_COLLECT;
+  }
+}
+
+void counted_region_end() {
+  if (!g_armed.load(std::memory_order_relaxed) || !g_collecting) return;
+  if (g_perf != nullptr) {
+    g_perf->disable();
+  } else {
+    CALLGRIND_TOGGLE_COLLECT;
+  }
+  g_collecting = false;
+}
+
+}  // namespace benchledger::engine

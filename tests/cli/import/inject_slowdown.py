@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Writes a copy of a harness's output with one benchmark made FACTOR times slower.
+
+usage: inject_slowdown.py FORMAT IN OUT BENCH [FACTOR]   (FACTOR defaults to 1.2)
+
+Every time the file states for BENCH (each sample and each statistic) is multiplied by FACTOR,
+and each rate divided by it; everything else is copied as it is. The end-to-end import tests
+use it to make the second of two outputs of a harness: two live runs of a benchmark on a shared
+machine differ by more than a gate's threshold, one run and its slowed copy differ only where
+the slowdown was injected. Exits 1 when BENCH is not in the file, so a test cannot pass with
+nothing injected.
+"""
+import csv
+import io
+import json
+import re
+import sys
+
+
+def scale_keys(obj, keys, factor):
+    for key in keys:
+        if key in obj and isinstance(obj[key], (int, float)) and not isinstance(obj[key], bool):
+            obj[key] = obj[key] * factor
+
+
+def scaled_entries(text, list_key, name_of, bench, scale, indent=2):
+    """The JSON document `text` with scale(entry) applied to each entry of doc[list_key] that
+    name_of(entry) calls bench, and how many there were."""
+    doc = json.loads(text)
+    hits = 0
+    for entry in doc[list_key]:
+        if name_of(entry) == bench:
+            hits += 1
+            scale(entry)
+    return json.dumps(doc, indent=indent), hits
+
+
+def google_benchmark(text, bench, factor):
+    def scale(entry):
+        if entry.get("aggregate_unit") == "percentage":
+            return
+        scale_keys(entry, ["real_time", "cpu_time"], factor)
+        scale_keys(entry, ["items_per_second", "bytes_per_second"], 1 / factor)
+    return scaled_entries(text, "benchmarks", lambda e: e.get("run_name", e["name"]), bench, scale)
+
+
+def hyperfine(text, bench, factor):
+    def scale(entry):
+        scale_keys(entry, ["mean", "stddev", "median", "user", "system", "min", "max"], factor)
+        entry["times"] = [t * factor for t in entry["times"]]
+    return scaled_entries(text, "results", lambda e: e["command"], bench, scale)
+
+
+def pytest_benchmark(text, bench, factor):
+    def scale(entry):
+        stats = entry["stats"]
+        scale_keys(stats, ["min", "max", "mean", "stddev", "median", "iqr", "q1", "q3",
+                           "iqr_outliers", "total", "ld15iqr", "hd15iqr"], factor)
+        scale_keys(stats, ["ops"], 1 / factor)
+        if "data" in stats:
+            stats["data"] = [v * factor for v in stats["data"]]
+    return scaled_entries(text, "benchmarks", lambda e: e["fullname"], bench, scale, indent=4)
+
+
+GO_LINE = re.compile(r"^(Benchmark\S+\s+\d+\s+)(.*)$")
+
+
+def go_line(line, bench, factor):
+    match = GO_LINE.match(line)
+    name = match.group(1).split()[0] if match else ""
+    # BENCH with or without go's -GOMAXPROCS suffix.
+    if not match or (name != bench and not re.fullmatch(re.escape(bench) + r"-\d+", name)):
+        return line, 0
+    fields = match.group(2).split()
+    out = []
+    for value, unit in zip(fields[0::2], fields[1::2]):
+        if unit == "ns/op":
+            value = "%.2f" % (float(value) * factor)
+        elif unit == "MB/s":
+            value = "%.2f" % (float(value) / factor)
+        out.append(value + " " + unit)
+    return match.group(1) + "\t".join(out), 1
+
+
+def go_test(text, bench, factor):
+    hits = 0
+    if text.lstrip().startswith("{"):
+        # go test -json splits a benchmark's name and its numbers over two output events: join
+        # each benchmark line back, scale it, and write it as one event.
+        lines = []
+        pending = None
+        for raw in text.splitlines():
+            event = json.loads(raw)
+            if event.get("Action") == "output" and pending is not None:
+                pending["Output"] += event["Output"]
+                if pending["Output"].endswith("\n"):
+                    scaled, hit = go_line(pending["Output"].rstrip("\n"), bench, factor)
+                    hits += hit
+                    pending["Output"] = scaled + "\n"
+                    lines.append(json.dumps(pending))
+                    pending = None
+                continue
+            if event.get("Action") == "output" and event["Output"].startswith("Benchmark") \
+                    and not event["Output"].endswith("\n"):
+                pending = event
+                continue
+            if event.get("Action") == "output" and event["Output"].startswith("Benchmark"):
+                scaled, hit = go_line(event["Output"].rstrip("\n"), bench, factor)
+                hits += hit
+                event["Output"] = scaled + "\n"
+            lines.append(json.dumps(event))
+        return "\n".join(lines) + "\n", hits
+    out = []
+    for line in text.splitlines():
+        scaled, hit = go_line(line, bench, factor)
+        hits += hit
+        out.append(scaled)
+    return "\n".join(out) + "\n", hits
+
+
+def pyperf(text, bench, factor):
+    doc = json.loads(text)
+    hits = 0
+    common = doc.get("metadata", {})
+    for entry in doc["benchmarks"]:
+        name = entry.get("metadata", {}).get("name", common.get("name"))
+        if name != bench:
+            continue
+        hits += 1
+        for run in entry["runs"]:
+            if "values" in run:
+                run["values"] = [v * factor for v in run["values"]]
+            if "warmups" in run:
+                run["warmups"] = [[loops, v * factor] for loops, v in run["warmups"]]
+    return json.dumps(doc), hits
+
+
+CATCH2_ESTIMATE = re.compile(r'<(mean|standardDeviation) value="([^"]+)" lowerBound="([^"]+)" '
+                            r'upperBound="([^"]+)"')
+
+
+def catch2(text, bench, factor):
+    """Catch2's -r xml: the mean and standard deviation estimates of <BenchmarkResults name=BENCH>."""
+    hits = 0
+    out = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        if "<BenchmarkResults " in line:
+            inside = f'name="{bench}"' in line
+            hits += inside
+        elif "</BenchmarkResults>" in line:
+            inside = False
+        elif inside:
+            line = CATCH2_ESTIMATE.sub(
+                lambda m: '<%s value="%g" lowerBound="%g" upperBound="%g"' % (
+                    m.group(1), *(float(m.group(k)) * factor for k in (2, 3, 4))), line)
+        out.append(line)
+    return "".join(out), hits
+
+
+def asv(text, bench, factor):
+    """asv results version 2: the result, its samples and its interval and quartiles."""
+    doc = json.loads(text)
+    if bench not in doc["results"]:
+        return text, 0
+    columns = doc["result_columns"]
+    row = doc["results"][bench]
+
+    def scaled(value):
+        if isinstance(value, list):
+            return [scaled(v) for v in value]
+        return value * factor if isinstance(value, (int, float)) else value
+    for column in ("result", "samples", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25",
+                   "stats_q_75"):
+        if column in columns and columns.index(column) < len(row):
+            row[columns.index(column)] = scaled(row[columns.index(column)])
+    return json.dumps(doc), 1
+
+
+def mitata(text, bench, factor):
+    """mitata's JSON: the stats of the run named BENCH (a benchmark's alias with its args)."""
+    doc = json.loads(text)
+    hits = 0
+    for entry in doc["benchmarks"]:
+        for run in entry["runs"]:
+            if run["name"] != bench:
+                continue
+            hits += 1
+            stats = run["stats"]
+            scale_keys(stats, ["min", "max", "p25", "p50", "p75", "p99", "p999", "avg"], factor)
+            stats["samples"] = [v * factor for v in stats["samples"]]
+    return json.dumps(doc), hits
+
+
+def pgbench(text, bench, factor):
+    """pgbench's output with --report-per-command: the latency of the statement whose text is
+    BENCH."""
+    out, hits = [], 0
+    for line in text.splitlines(keepends=True):
+        fields = line.split(None, 2)
+        if len(fields) == 3 and fields[2].rstrip("\n") == bench:
+            hits += 1
+            line = line.replace(fields[0], "%.3f" % (float(fields[0]) * factor), 1)
+        out.append(line)
+    return "".join(out), hits
+
+
+def ndjson(text, bench, factor, name_field="name", value_field="ms"):
+    out, hits = [], 0
+    for line in text.splitlines():
+        if line.strip():
+            record = json.loads(line)
+            if record[name_field] == bench:
+                record[value_field] *= factor
+                hits += 1
+            line = json.dumps(record)
+        out.append(line)
+    return "\n".join(out) + "\n", hits
+
+
+def csv_log(text, bench, factor, name_field="name", value_field="ms"):
+    rows = list(csv.DictReader(io.StringIO(text)))
+    hits = 0
+    for row in rows:
+        if row[name_field] == bench:
+            row[value_field] = repr(float(row[value_field]) * factor)
+            hits += 1
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0].keys()), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue(), hits
+
+
+READERS = {
+    "google-benchmark": google_benchmark,
+    "hyperfine": hyperfine,
+    "pytest-benchmark": pytest_benchmark,
+    "go-test": go_test,
+    "pyperf": pyperf,
+    "catch2": catch2,
+    "asv": asv,
+    "mitata": mitata,
+    "pgbench": pgbench,
+    "ndjson": ndjson,
+    "csv": csv_log,
+}
+
+
+def main():
+    if len(sys.argv) not in (5, 6) or sys.argv[1] not in READERS:
+        sys.exit(__doc__)
+    fmt, source, target, bench = sys.argv[1:5]
+    factor = float(sys.argv[5]) if len(sys.argv) == 6 else 1.2
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    scaled, hits = READERS[fmt](text, bench, factor)
+    if hits == 0:
+        print(f"inject_slowdown.py: no benchmark {bench!r} in {source}", file=sys.stderr)
+        sys.exit(1)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(scaled)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Regenerates the committed import fixtures under tests/cli/import/fixtures/ with the real tools:
+#   tests/cli/import/regenerate.sh [FORMAT...]     (default: every format below)
+# For each format it runs the tool once (base) and writes the slowed copy with
+# inject_slowdown.py (one benchmark 20% slower), which the end-to-end tests in
+# tests/cli/run_import_fixture_test.cpp import and compare. Tools: catch2 is Debian's catch2 with
+# g++; asv and pyperf are pinned in tools/python-requirements.txt (tools/setup puts them in
+# .venv/); mitata comes from npm (Debian's nodejs and npm), pinned by the package-lock.json in
+# its fixture folder.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+fixtures=$here/fixtures
+python=$root/.venv/bin/python
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+catch2() {
+  out=$fixtures/catch2
+  # Built and run in the work folder: the XML names the source and the executable, and the
+  # checkout's path has no place in a fixture.
+  cp "$out/bench.cpp" "$work/bench.cpp"
+  (cd "$work" && g++ -O2 -std=c++17 -o catch2-bench bench.cpp)
+  (cd "$work" && ./catch2-bench -r xml --benchmark-samples 20 > "$out/base.xml")
+  "$python" "$here/inject_slowdown.py" catch2 "$out/base.xml" "$out/slowed.xml" "sum 1024"
+}
+
+asv() {
+  out=$fixtures/asv
+  cp -r "$out/project" "$work/asv"
+  cd "$work/asv"
+  git init -q . && git add -A
+  git -c user.name=fixture -c user.email=fixture@example.com commit -qm fixture
+  # asv keeps its machine description in ~/.asv-machine.json: a throwaway HOME keeps it there.
+  # The machine's name is the host's, as asv's own default.
+  HOME=$work "$root/.venv/bin/asv" machine --yes > /dev/null
+  HOME=$work "$root/.venv/bin/asv" run --python=same --record-samples -a repeat=20 \
+    -a warmup_time=0 --set-commit-hash "$(git rev-parse HEAD)" > /dev/null
+  mkdir -p "$out/results/fixture"
+  cp results/benchmarks.json "$out/results/benchmarks.json"
+  cp results/*/*-existing-*.json "$out/results/fixture/base.json"
+  cd "$root"
+  "$python" "$here/inject_slowdown.py" asv "$out/results/fixture/base.json" \
+    "$out/results/fixture/slowed.json" "bench_tiny.time_sum"
+}
+
+pyperf() {
+  out=$fixtures/pyperf
+  # 20 processes of 5 values: 100 samples a benchmark.
+  (cd "$work" && "$python" "$out/bench.py" --processes 20 --values 5 --warmups 1 -q \
+    -o "$work/pyperf.json")
+  cp "$work/pyperf.json" "$out/base.json"
+  "$python" "$here/inject_slowdown.py" pyperf "$out/base.json" "$out/slowed.json" "sort_1000"
+}
+
+mitata() {
+  out=$fixtures/mitata
+  # mitata as package-lock.json pins it, into the git-ignored node_modules/ beside it.
+  (cd "$out" && npm ci --no-audit --no-fund > /dev/null)
+  (cd "$out" && node bench.mjs > "$work/mitata.json")
+  # context.noop is mitata's measurement of an empty function, a million samples (over 20 MB)
+  # that no importer reads: left out of the committed file, which is otherwise mitata's own.
+  "$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["context"].pop("noop", None); json.dump(d, open(sys.argv[2], "w"))' \
+    "$work/mitata.json" "$out/base.json"
+  "$python" "$here/inject_slowdown.py" mitata "$out/base.json" "$out/slowed.json" "sort 50000"
+}
+
+pgbench() {
+  # The real pgbench output the unit tests read (made by pgbench 15 against the throwaway
+  # server of tools/test) is the base; only the slowed copy is written here.
+  mkdir -p "$fixtures/pgbench"
+  "$python" "$here/inject_slowdown.py" pgbench "$root/tests/unit/import/pgbench/tpcb_output.txt" \
+    "$fixtures/pgbench/slowed.txt" \
+    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;"
+}
+
+[ $# -gt 0 ] || set -- catch2 asv pyperf mitata pgbench
+for format in "$@"; do "$format"; done
