@@ -1,7 +1,10 @@
 // `run --import` reads the committed outputs of harnesses too slow or heavy to run in every test
 // (Catch2's XML, asv's results, pyperf's and mitata's JSON; tests/cli/import/regenerate.sh makes
 // them with the real tools): what each keeps, and that of two outputs, the second with one
-// benchmark 20% slower, compare flags exactly that benchmark.
+// benchmark 20% slower, compare flags exactly that benchmark. The quick harnesses
+// (google-benchmark, hyperfine, pytest-benchmark, go test) run live in
+// run_import_harness_test.cpp; their two-output comparisons are here, on committed outputs, so
+// that no verdict depends on the load of the machine that runs the tests.
 #include <catch2/catch.hpp>
 
 #include "import_compare_support.hpp"
@@ -143,4 +146,37 @@ TEST_CASE("two outputs of pgbench, one statement 20% slower: compare flags exact
   REQUIRE(found.cases.size() == 1);
   CHECK_THAT(found.cases[0], Catch::StartsWith("pgbench/tpcb-like/statement {") &&
                                  Catch::Contains("UPDATE pgbench_branches"));
+}
+
+// Two outputs of each quick harness, the second with one benchmark 20% slower: compare flags
+// exactly that one. Each output has about a hundred samples a benchmark.
+TEST_CASE(
+    "google-benchmark, hyperfine, pytest-benchmark and go test: two outputs with one benchmark "
+    "20% slower, compare flags exactly it") {
+  struct Slowed {
+    std::string format, file, regression;
+  };
+  const std::vector<Slowed> formats = {
+      {"google-benchmark", "google-benchmark/%s.json", "BM_SumItems/64"},
+      {"hyperfine", "hyperfine/%s.json", "sleep 0.02"},
+      {"pytest-benchmark", "pytest-benchmark/%s.json", "test_tiny.py::test_sum {\"size\":512}"},
+      // procs is GOMAXPROCS of the machine that made the fixture.
+      {"go-test", "go-test/%s.txt", "BenchmarkSum {\"procs\":2,\"size\":64}"},
+      {"go-test", "go-test/%s.json", "BenchmarkSum {\"procs\":2,\"size\":64}"},
+  };
+  ScratchDir dir;
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    const Slowed& f = formats[i];
+    INFO(f.file);
+    const auto output = [&](const std::string& name) {
+      std::string relative = f.file;
+      return fixture(relative.replace(relative.find("%s"), 2, name)).string();
+    };
+    const auto found = regressions_between(
+        {"--import", f.format, output("base")}, {"--import", f.format, output("slowed")},
+        dir.path() / ("ledger-" + std::to_string(i) + ".ndjson"));
+    INFO(found.output);
+    CHECK(found.status == 1);
+    CHECK(found.cases == std::vector<std::string>{f.regression});
+  }
 }

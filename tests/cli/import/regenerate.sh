@@ -74,5 +74,51 @@ pgbench() {
     "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;"
 }
 
-[ $# -gt 0 ] || set -- catch2 asv pyperf mitata pgbench
+# The quick harnesses, which the tests also run live (tests/cli/run_import_harness_test.cpp): their
+# committed outputs are what the two-output comparisons import, so that the verdict each test
+# expects does not depend on how loaded the machine running the tests is. Each has about a
+# hundred samples a benchmark.
+google_benchmark() {
+  out=$fixtures/google-benchmark
+  g++ -O2 -std=c++17 -o "$work/gbench" "$root/tests/cli/run_gbench_fixture.cpp" -lbenchmark -lpthread
+  (cd "$work" && ./gbench --benchmark_filter='BM_Empty|BM_SumItems' --benchmark_repetitions=120 \
+    --benchmark_min_time=0.002 --benchmark_out_format=json --benchmark_out="$out/base.json" \
+    > /dev/null)
+  "$python" "$here/inject_slowdown.py" google-benchmark "$out/base.json" "$out/slowed.json" \
+    "BM_SumItems/64"
+}
+
+hyperfine() {
+  out=$fixtures/hyperfine
+  /usr/bin/hyperfine -N --runs 100 --export-json "$out/base.json" 'sleep 0.01' 'sleep 0.02' \
+    > /dev/null
+  "$python" "$here/inject_slowdown.py" hyperfine "$out/base.json" "$out/slowed.json" "sleep 0.02"
+}
+
+pytest_benchmark() {
+  out=$fixtures/pytest-benchmark
+  cp "$out/test_tiny.py" "$work/test_tiny.py"
+  (cd "$work" && "$python" -m pytest -q -p no:cacheprovider --benchmark-json="$out/base.json" \
+    --benchmark-save-data --benchmark-min-rounds=100 --benchmark-max-time=0.000001 test_tiny.py \
+    > /dev/null)
+  "$python" "$here/inject_slowdown.py" pytest-benchmark "$out/base.json" "$out/slowed.json" \
+    "test_tiny.py::test_sum[512]"
+}
+
+go_test() {
+  out=$fixtures/go-test
+  cp -r "$out/pkg" "$work/go"
+  for events in txt json; do
+    flag=$([ "$events" = json ] && echo -json || true)
+    # $flag is empty or one word.
+    # shellcheck disable=SC2086
+    (cd "$work/go" && GOCACHE="$work/go/.gocache" GOPATH="$work/go/.gopath" GOFLAGS=-mod=mod \
+      go test $flag -run '^$' -bench . -benchtime 5000x -count 100 . > "$out/base.$events")
+    "$python" "$here/inject_slowdown.py" go-test "$out/base.$events" "$out/slowed.$events" \
+      "BenchmarkSum/size=64"
+  done
+}
+
+[ $# -gt 0 ] || set -- catch2 asv pyperf mitata pgbench google_benchmark hyperfine \
+  pytest_benchmark go_test
 for format in "$@"; do "$format"; done
