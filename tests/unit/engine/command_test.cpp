@@ -104,7 +104,7 @@ TEST_CASE("a run past the timeout is killed with its process group and counted")
   const double elapsed_s = static_cast<double>(engine::now_ns() - start) / 1e9;
   CHECK(run.timed_out);
   CHECK_FALSE(run.ok());
-  CHECK(elapsed_s < 3);
+  CHECK(elapsed_s < 10);  // far from the 20 s of a sleep left running, on any load
   CHECK(run.wall_ms >= 300);
   CHECK(run.describe() == "timed out and was killed");
 
