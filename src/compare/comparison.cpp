@@ -267,6 +267,7 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
   ComparisonReport report;
   report.alpha = options.alpha;
   report.threshold = options.threshold;
+  report.deterministic_threshold = options.deterministic_threshold;
   report.test = options.test;
   // A failure and a regression always fail the gate, and a missing case does unless allowed:
   // a benchmark that disappears is how a regression hides. fail_on can only add verdicts.

@@ -107,6 +107,7 @@ struct ComparisonReport {
   std::size_t accepted = 0;
   double alpha = 0.05;
   double threshold = 0.05;
+  double deterministic_threshold = 0.005;
   DecidingTest test = DecidingTest::mann_whitney;
   // failed, regression and (unless allow_missing) missing, then what CompareOptions::fail_on
   // added.

@@ -56,6 +56,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
   options["test"] = compare::to_string(report.test);
   options["alpha"] = report.alpha;
   options["threshold"] = 100.0 * report.threshold;
+  options["deterministic_threshold"] = 100.0 * report.deterministic_threshold;
   options["fail_on"] = ordered_json::array();
   for (const compare::Verdict v : report.fail_on)
     options["fail_on"].push_back(compare::to_string(v));

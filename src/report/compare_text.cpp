@@ -123,11 +123,18 @@ std::string summary_text(const ComparisonReport& report) {
 std::string settings_text(const ComparisonReport& report) {
   std::vector<std::string> fail_on;
   for (const Verdict v : report.fail_on) fail_on.emplace_back(compare::to_string(v));
+  // Deterministic counts are judged by their own threshold alone: said only where there are some.
+  const bool counts = std::any_of(report.cases.begin(), report.cases.end(),
+                                  [](const compare::CaseComparison& c) { return c.deterministic; });
   return fmt::format(
       "{} test, Benjamini-Hochberg false discovery rate {:g}, {:g}% intervals (Hodges-Lehmann), "
-      "threshold {:g}%, fails on {}",
+      "threshold {:g}%{}, fails on {}",
       compare::to_string(report.test), report.alpha, 100.0 * (1.0 - report.alpha),
-      100.0 * report.threshold, fmt::join(fail_on, ", "));
+      100.0 * report.threshold,
+      counts ? fmt::format(" ({:g}% alone for deterministic counts)",
+                           100.0 * report.deterministic_threshold)
+             : "",
+      fmt::join(fail_on, ", "));
 }
 
 std::string base_text(const ComparisonReport& report) {

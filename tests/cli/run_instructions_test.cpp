@@ -138,6 +138,10 @@ TEST_CASE("1% more work is a regression with one sample a side, the same work un
   const auto loose = run_cli({"compare", "baseline", "more", "--ledger", ledger.string(),
                               "--format", "json", "--deterministic-threshold", "2"});
   CHECK(verdict(loose) == "unchanged");
+  CHECK(json::parse(loose.out)["options"]["deterministic_threshold"] == 2.0);
+  // The table's settings line names the threshold that decided.
+  const auto table = run_cli({"compare", "baseline", "more", "--ledger", ledger.string()});
+  CHECK_THAT(table.out, Catch::Contains("threshold 5% (0.5% alone for deterministic counts)"));
 }
 
 TEST_CASE("without valgrind in PATH, counting instructions is refused with exit 2") {
