@@ -57,16 +57,22 @@ std::vector<double> per_iteration(const json& iters, const json& times, const st
                                   const std::string& origin, std::int64_t& ops) {
   if (!iters.is_array() || iters.empty())
     fail(origin, path + iters_key, "expected a non-empty array of iteration counts");
-  if (!times.is_array() || times.size() != iters.size())
-    fail(origin, path + times_key,
-         "expected an array of " + std::to_string(iters.size()) + " times, one per " + iters_key);
-  std::vector<double> samples;
+  if (!times.is_array()) fail(origin, path + times_key, "expected an array of times");
+  std::vector<double> counts, samples;
   for (std::size_t i = 0; i < iters.size(); ++i) {
-    const std::string at = "[" + std::to_string(i) + "]";
-    const double n = number(iters[i], path + iters_key + at, origin);
-    if (n <= 0) fail(origin, path + iters_key + at, "expected a positive iteration count");
-    samples.push_back(number(times[i], path + times_key + at, origin) / n);
-    ops += static_cast<std::int64_t>(n);
+    const std::string at = path + iters_key + "[" + std::to_string(i) + "]";
+    counts.push_back(number(iters[i], at, origin));
+    if (counts.back() <= 0) fail(origin, at, "expected a positive iteration count");
+  }
+  for (std::size_t i = 0; i < times.size(); ++i)
+    samples.push_back(number(times[i], path + times_key + "[" + std::to_string(i) + "]", origin));
+  if (samples.size() != counts.size())
+    fail(origin, path + times_key,
+         "expected " + std::to_string(counts.size()) + " times, one per " + iters_key + ", got " +
+             std::to_string(samples.size()));
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    samples[i] /= counts[i];
+    ops += static_cast<std::int64_t>(counts[i]);
   }
   return samples;
 }

@@ -226,11 +226,11 @@ TEST_CASE(
   CHECK(sum["primary"] == "time");
   CHECK(sum["metrics"]["time"]["unit"] == "ns");
   CHECK(sum["metrics"]["time"]["better"] == "lower");
-  CHECK(sum["metrics"]["time"]["samples"].size() == 20);
+  CHECK(sum["metrics"]["time"]["samples"].size() == 100);
   CHECK(sum["metrics"]["throughput"]["unit"] == "elements/s");
   CHECK(sum["metrics"]["throughput"]["better"] == "higher");
-  CHECK(sum["metrics"]["throughput"]["samples"].size() == 20);
-  CHECK(sum["ops"].get<std::int64_t>() > 20);
+  CHECK(sum["metrics"]["throughput"]["samples"].size() == 100);
+  CHECK(sum["ops"].get<std::int64_t>() > 100);
   CHECK(sum["tool_statistics"]["mean"]["lower"].is_number());
   CHECK(sum["tool_statistics"]["slope"]["value"].is_number());
   CHECK(results[0]["metrics"].count("throughput") == 0);  // sort_256 states none
@@ -269,7 +269,7 @@ TEST_CASE(
   for (const json& r : results) {
     INFO(r["bench"]);
     CHECK(r["metrics"]["time"]["unit"] == "ns");
-    CHECK(r["metrics"]["time"]["samples"].size() == 20);
+    CHECK(r["metrics"]["time"]["samples"].size() == 100);
     CHECK(r["tool_statistics"]["typical"]["value"].is_number());
     CHECK(r["metrics"].contains("throughput") == (r["bench"] == "sum"));
   }
@@ -382,7 +382,13 @@ TEST_CASE(
        R"("point_estimate":"x","_":)", "field \"mean.point_estimate\": expected a number"},
       {"criterion", "criterion/messages.ndjson", "", "", "", "not JSON"},
       {"criterion", "criterion/messages.ndjson", "", R"("measured_values":[)",
-       R"("measured_values":[null,)", "expected an array of 20 times"},
+       R"("measured_values":[null,)", "field \"measured_values[0]\": expected a number"},
+      {"criterion", "criterion/messages.ndjson", "", R"("measured_values":[)",
+       R"("measured_values":[1,)",
+       "field \"measured_values\": expected 100 times, one per "
+       "iteration_count, got 101"},
+      {"criterion", "criterion/messages.ndjson", "", R"("unit":"ns","throughput")",
+       R"("unit":7,"throughput")", "field \"unit\": expected a string"},
       {"jmh", "jmh/base.json", "", "", "", "not JSON"},
       {"jmh", "jmh/base.json", "", R"("rawData" : [)", R"("rawData" : ["x", )",
        "field \"[0].primaryMetric.rawData[0]\": expected an array of iterations' scores"},

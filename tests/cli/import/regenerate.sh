@@ -136,10 +136,14 @@ criterion() {
   (cd "$project/target/criterion" && find . -path '*/new/*.json' -exec sh -c \
     'mkdir -p "$0/$(dirname "$1")" && cp "$1" "$0/$1"' "$out/base" {} \;)
   "$python" "$here/inject_slowdown.py" criterion "$out/base" "$out/slowed" "sum/iter/1024"
-  # cargo-criterion's own messages (the build's and the benchmarks').
+  # cargo-criterion's messages, made from a copy of the crate in the work folder: they name
+  # their report folder, and the checkout's path has no place in a fixture.
   CARGO_HOME=$project/.cargo-home "$cargo_bin" install cargo-criterion --version 1.1.0 --locked \
     --root "$project/.cargo-tools" > /dev/null 2>&1
-  (cd "$project" && CARGO_HOME=$project/.cargo-home PATH=$project/.cargo-tools/bin:$PATH \
+  mkdir "$work/criterion"
+  cp -r "$project/Cargo.toml" "$project/Cargo.lock" "$project/src" "$project/benches" \
+    "$work/criterion/"
+  (cd "$work/criterion" && CARGO_HOME=$project/.cargo-home PATH=$project/.cargo-tools/bin:$PATH \
     "$cargo_bin" criterion --locked --bench tiny --message-format=json > "$out/messages.ndjson")
   "$python" "$here/inject_slowdown.py" criterion "$out/messages.ndjson" \
     "$out/messages-slowed.ndjson" "sum/iter/1024"
