@@ -63,6 +63,22 @@ std::optional<std::string> json_format(const json& document) {
   return std::nullopt;
 }
 
+// Rust criterion and JMH: criterion's files by the members of benchmark.json, sample.json and
+// estimates.json; cargo-criterion's messages (and cargo's among them) by `reason`; JMH's
+// document is an array of benchmarks.
+std::optional<std::string> criterion_or_jmh(const json& document) {
+  if (document.is_object()) {
+    const bool criterion_file = (document.contains("group_id") && document.contains("full_id")) ||
+                                (document.contains("iters") && document.contains("times")) ||
+                                (document.contains("mean") && document.contains("median_abs_dev"));
+    if (criterion_file || document.contains("reason")) return "criterion";
+  }
+  if (document.is_array() && !document.empty() && document[0].is_object() &&
+      (document[0].contains("jmhVersion") || document[0].contains("primaryMetric")))
+    return "jmh";
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string detect_format(std::string_view text, const std::string& origin) {
@@ -78,7 +94,12 @@ std::string detect_format(std::string_view text, const std::string& origin) {
           text.substr(first, end == std::string_view::npos ? std::string_view::npos : end - first),
           nullptr, false);
       if (event.is_object() && event.contains("Action")) return "go-test";
+      if (auto format = criterion_or_jmh(event)) return *format;
     }
+    if (auto format = criterion_or_jmh(document)) return *format;
+  } else if (first != std::string_view::npos && text[first] == '[') {
+    const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (auto format = criterion_or_jmh(document)) return *format;
   } else if (first != std::string_view::npos && text[first] == '<') {
     // Catch2's root element: <Catch name=...> (2.x) or <Catch2TestRun ...> (3.x).
     const std::string_view head = text.substr(0, 4096);
@@ -87,11 +108,11 @@ std::string detect_format(std::string_view text, const std::string& origin) {
   } else {
     if (has_go_test_line(text.substr(0, 1 << 20))) return "go-test";
   }
-  throw Error(
-      origin +
-      ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
-      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata): name the format instead of auto if "
-      "it is one");
+  throw Error(origin +
+              ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
+              "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, criterion, jmh): name the "
+              "format instead of auto if "
+              "it is one");
 }
 
 }  // namespace benchledger::import

@@ -321,7 +321,9 @@ const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {
       // clang-format off
       "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf",
-      "catch2", "asv", "mitata", "ndjson", "csv"};
+      "catch2", "asv", "mitata",
+      "criterion", "jmh",
+      "ndjson", "csv"};
   // clang-format on
   return formats;
 }
@@ -340,6 +342,14 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                 ": needs --map (e.g. --map bench=.name,value=.ms,unit=ms)");
   if (!mapped && !mapping.empty())
     throw Error("--map is for --import ndjson and csv, not " + format);
+  // criterion writes a folder per benchmark: read as a whole, or found from one of its files.
+  std::error_code not_a_folder;
+  if (format == "criterion" ||
+      (format == "auto" && std::filesystem::is_directory(path, not_a_folder))) {
+    ImportedResults imported = read_criterion(path);
+    imported.format = "criterion";
+    return imported;
+  }
   // Bounded, and a regular file only: a FIFO would block, a device might never end.
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
@@ -351,6 +361,8 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                              : chosen == "catch2"           ? read_catch2_xml(content, origin)
                              : chosen == "asv"              ? read_asv_file(content, path)
                              : chosen == "mitata"           ? read_mitata(content, origin)
+                             : chosen == "criterion"        ? read_criterion(path)
+                             : chosen == "jmh"              ? read_jmh(content, origin)
                              : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
                              : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
                                                   : read_pyperf(content, origin);

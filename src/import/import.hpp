@@ -87,6 +87,33 @@ ImportedResults read_asv(std::string_view json_text, const std::string& origin,
 // CPU, architecture and node version as environment.
 ImportedResults read_mitata(std::string_view json_text, const std::string& origin);
 
+// Rust criterion's output at `path`: target/criterion (every `new` folder under it that holds
+// benchmark.json, in path order), one benchmark's folder, or a file in it (benchmark.json,
+// estimates.json, sample.json, tukey.json: its folder is read); any other file is
+// cargo-criterion's messages (read_cargo_criterion). One result per
+// benchmark: bench its group id, params `function` (BenchmarkId::new's name) and `value` (its
+// parameter, a number when it is one); `time` (ns per iteration, one sample per entry of
+// sample.json: times[i] / iters[i], primary), `throughput` (elements/s or bytes/s, higher) when
+// benchmark.json states one; estimates.json's mean, median, std_dev, median_abs_dev and slope
+// with their intervals as `tool_statistics` (and the mean as `time` when sample.json is absent).
+// ops = the iterations. criterion writes nothing of the machine: the environment is null.
+ImportedResults read_criterion(const std::filesystem::path& path);
+
+// cargo-criterion's `--message-format=json` output: one result per benchmark-complete message,
+// `time` (its unit, measured_values[i] / iteration_count[i]), `throughput` and the estimates
+// as for read_criterion; the id `group/function/value` is split at the group that the
+// later group-complete message names (one part after it: the value when a number, else the
+// function). Other messages (cargo's own) are skipped; a line that is not JSON throws naming it.
+ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string& origin);
+
+// JMH's `-rf json`: one result per entry, bench `benchmark`, params `mode` (thrpt, avgt, sample,
+// ss) and each of `params`; the primary metric `throughput` (thrpt, ops/TIME, higher) or `time`
+// (ns/op is ns, ..., lower) with one sample per fork and measurement iteration (`rawData`; in
+// sample mode the mean of each iteration's histogram), each secondary metric (gc.alloc.rate.norm,
+// ...) as its own. The JVM, the JDK's version and the run's settings as facts, jmhVersion as
+// tool version; no env field (JMH states no machine).
+ImportedResults read_jmh(std::string_view json_text, const std::string& origin);
+
 // A team's own log read through a mapping (`--map`, docs/import.md "Mapped logs"):
 // `bench=.name,value=.ms,unit=ms,params=.size`, each KEY=SOURCE where SOURCE is a field of the
 // line (`.name`; NDJSON: a dotted path of members, CSV: a column by its header name) or a
@@ -105,7 +132,8 @@ ImportedResults read_mapped_csv(std::string_view text, const std::string& origin
 std::string detect_format(std::string_view text, const std::string& origin);
 
 // The formats import_file knows: auto, google-benchmark, hyperfine, pytest-benchmark, go-test,
-// pyperf, catch2, asv, mitata, then the mapped ndjson and csv (which `auto` never chooses).
+// pyperf, catch2, asv, mitata, criterion, jmh, then the mapped ndjson and csv (which `auto` never
+// chooses).
 const std::vector<std::string>& import_formats();
 
 // The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of
@@ -117,6 +145,8 @@ inline constexpr std::size_t k_max_import_bytes = 64u << 20;
 // when it is not a regular file (a FIFO or device is not read) or is over k_max_import_bytes.
 // `mapping` is the `--map` of the ndjson and csv formats: required by them, refused by others.
 // asv reads the results/benchmarks.json two folders up from `path` too, when there is one.
+// criterion reads a folder (target/criterion or a benchmark's `new`) or a file of one, or
+// cargo-criterion's messages; `auto` takes a folder for criterion.
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
                             const std::string& mapping = "");
 

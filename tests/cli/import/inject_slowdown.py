@@ -232,6 +232,84 @@ def csv_log(text, bench, factor, name_field="name", value_field="ms"):
     return buffer.getvalue(), hits
 
 
+# Rust criterion and JMH.
+CRITERION_ESTIMATES = ("mean", "median", "std_dev", "median_abs_dev", "slope")
+
+
+def criterion(source, target, bench, factor):
+    """criterion's target/criterion folder (copied to TARGET with the `new` folder of the
+    benchmark whose full_id is BENCH slowed: sample.json's times and estimates.json), or
+    cargo-criterion's --message-format=json output (the benchmark-complete message of id
+    BENCH)."""
+    import os
+    import shutil
+    if os.path.isdir(source):
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(source, target)
+        hits = 0
+        for folder, _, files in sorted(os.walk(target)):
+            if os.path.basename(folder) != "new" or "benchmark.json" not in files:
+                continue
+            with open(os.path.join(folder, "benchmark.json"), encoding="utf-8") as f:
+                if json.load(f)["full_id"] != bench:
+                    continue
+            hits += 1
+            with open(os.path.join(folder, "sample.json"), encoding="utf-8") as f:
+                sample = json.load(f)
+            sample["times"] = [t * factor for t in sample["times"]]
+            with open(os.path.join(folder, "sample.json"), "w", encoding="utf-8") as f:
+                json.dump(sample, f)
+            with open(os.path.join(folder, "estimates.json"), encoding="utf-8") as f:
+                estimates = json.load(f)
+            for key in CRITERION_ESTIMATES:
+                if estimates.get(key):
+                    scale_keys(estimates[key], ["point_estimate", "standard_error"], factor)
+                    scale_keys(estimates[key]["confidence_interval"],
+                               ["lower_bound", "upper_bound"], factor)
+            with open(os.path.join(folder, "estimates.json"), "w", encoding="utf-8") as f:
+                json.dump(estimates, f)
+        return None, hits
+    with open(source, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    hits = 0
+    for i, line in enumerate(lines):
+        message = json.loads(line)
+        if message.get("reason") != "benchmark-complete" or message["id"] != bench:
+            continue
+        hits += 1
+        message["measured_values"] = [v * factor for v in message["measured_values"]]
+        for key in ("typical",) + CRITERION_ESTIMATES:
+            if message.get(key):
+                scale_keys(message[key], ["estimate", "lower_bound", "upper_bound"], factor)
+        lines[i] = json.dumps(message)
+    return "\n".join(lines) + "\n", hits
+
+
+def jmh(text, bench, factor):
+    """JMH's -rf json: the primary metric of the entry BENCH names, `benchmark` followed by its
+    params as ` key=value` (bench.Tiny.sum size=1024): times multiplied, a throughput divided."""
+    name, *pairs = bench.split(" ")
+    params = dict(pair.split("=", 1) for pair in pairs)
+    doc = json.loads(text)
+    hits = 0
+    for entry in doc:
+        if entry["benchmark"] != name or entry.get("params", {}) != params:
+            continue
+        hits += 1
+        metric = entry["primaryMetric"]
+        scale = 1 / factor if entry["mode"] == "thrpt" else factor
+        scale_keys(metric, ["score", "scoreError"], scale)
+        metric["scoreConfidence"] = [v * scale for v in metric["scoreConfidence"]]
+        metric["scorePercentiles"] = {k: v * scale for k, v in metric["scorePercentiles"].items()}
+        if "rawData" in metric:
+            metric["rawData"] = [[v * scale for v in fork] for fork in metric["rawData"]]
+        if "rawDataHistogram" in metric:
+            metric["rawDataHistogram"] = [[[[v * scale, n] for v, n in iteration]
+                                           for iteration in fork]
+                                          for fork in metric["rawDataHistogram"]]
+    return json.dumps(doc), hits
+
+
 READERS = {
     "google-benchmark": google_benchmark,
     "hyperfine": hyperfine,
@@ -244,14 +322,26 @@ READERS = {
     "pgbench": pgbench,
     "ndjson": ndjson,
     "csv": csv_log,
+    "jmh": jmh,
 }
+# Formats whose output may be a folder: they read SOURCE and write TARGET themselves.
+FOLDER_READERS = {"criterion": criterion}
 
 
 def main():
-    if len(sys.argv) not in (5, 6) or sys.argv[1] not in READERS:
+    if len(sys.argv) not in (5, 6) or sys.argv[1] not in {**READERS, **FOLDER_READERS}:
         sys.exit(__doc__)
     fmt, source, target, bench = sys.argv[1:5]
     factor = float(sys.argv[5]) if len(sys.argv) == 6 else 1.2
+    if fmt in FOLDER_READERS:
+        scaled, hits = FOLDER_READERS[fmt](source, target, bench, factor)
+        if hits == 0:
+            print(f"inject_slowdown.py: no benchmark {bench!r} in {source}", file=sys.stderr)
+            sys.exit(1)
+        if scaled is not None:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(scaled)
+        return
     with open(source, encoding="utf-8") as f:
         text = f.read()
     scaled, hits = READERS[fmt](text, bench, factor)

@@ -119,6 +119,51 @@ go_test() {
   done
 }
 
+# Rust criterion and JMH. criterion: the crate in fixtures/criterion/project/ (criterion pinned by
+# its Cargo.lock; cargo-criterion 1.1.0 installed into project/.cargo-tools/), with CARGO_HOME
+# and target/ git-ignored inside it. JMH: the Maven project in fixtures/jmh/project/ (versions
+# pinned in its pom.xml), its repository git-ignored in project/.m2/; Java 17 from Debian.
+cargo_bin=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+
+criterion() {
+  out=$fixtures/criterion
+  project=$out/project
+  rm -rf "$project/target/criterion"
+  (cd "$project" && CARGO_HOME=$project/.cargo-home "$cargo_bin" bench --locked --bench tiny \
+    > /dev/null)
+  # Of each benchmark's folders, `new` is the run's (criterion copies it to `base` for the next).
+  rm -rf "$out/base" "$out/slowed"
+  (cd "$project/target/criterion" && find . -path '*/new/*.json' -exec sh -c \
+    'mkdir -p "$0/$(dirname "$1")" && cp "$1" "$0/$1"' "$out/base" {} \;)
+  "$python" "$here/inject_slowdown.py" criterion "$out/base" "$out/slowed" "sum/iter/1024"
+  # cargo-criterion's messages, made from a copy of the crate in the work folder: they name
+  # their report folder, and the checkout's path has no place in a fixture.
+  CARGO_HOME=$project/.cargo-home "$cargo_bin" install cargo-criterion --version 1.1.0 --locked \
+    --root "$project/.cargo-tools" > /dev/null 2>&1
+  mkdir "$work/criterion"
+  cp -r "$project/Cargo.toml" "$project/Cargo.lock" "$project/src" "$project/benches" \
+    "$work/criterion/"
+  (cd "$work/criterion" && CARGO_HOME=$project/.cargo-home PATH=$project/.cargo-tools/bin:$PATH \
+    "$cargo_bin" criterion --locked --bench tiny --message-format=json > "$out/messages.ndjson")
+  "$python" "$here/inject_slowdown.py" criterion "$out/messages.ndjson" \
+    "$out/messages-slowed.ndjson" "sum/iter/1024"
+}
+
+jmh() {
+  out=$fixtures/jmh
+  project=$out/project
+  (cd "$project" && mvn -q -B -Dmaven.repo.local="$project/.m2" compile \
+    dependency:build-classpath -Dmdep.outputFile="$project/target/classpath.txt" > /dev/null)
+  # 2 forks of 10 iterations of 100 ms: 20 samples a benchmark; -prof gc adds the allocation
+  # metrics.
+  (cd "$work" && java -cp "$project/target/classes:$(cat "$project/target/classpath.txt")" \
+    org.openjdk.jmh.Main -f 2 -wi 2 -i 10 -w 100ms -r 100ms -prof gc -rf json \
+    -rff "$work/jmh.json" > /dev/null)
+  cp "$work/jmh.json" "$out/base.json"
+  "$python" "$here/inject_slowdown.py" jmh "$out/base.json" "$out/slowed.json" \
+    "bench.Tiny.sum size=1024"
+}
+
 [ $# -gt 0 ] || set -- catch2 asv pyperf mitata pgbench google_benchmark hyperfine \
-  pytest_benchmark go_test
+  pytest_benchmark go_test criterion jmh
 for format in "$@"; do "$format"; done
