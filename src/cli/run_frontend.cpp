@@ -72,7 +72,8 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_option(
          "--import", o.imports,
          "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
-         "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, pgbench: its output and -l logs; "
+         "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, vitest, tinybench, pgbench: its "
+         "output and -l logs; "
          "ndjson, csv: a "
          "log of your own, read through --map)")
       ->take_all();

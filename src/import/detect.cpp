@@ -41,8 +41,27 @@ bool has_array(const json& document, const char* key) {
   return it != document.end() && it->is_array();
 }
 
+// --- vitest and tinybench ---
+// vitest's report is {"files": [{"filepath", "groups": [...]}]}; tinybench's serialised tasks are
+// an array of {"name", "result": {"state", ...}}.
+std::optional<std::string> vitest_or_tinybench(const json& document) {
+  if (document.is_object() && has_array(document, "files")) {
+    const json& files = document["files"];
+    if (!files.empty() && files[0].is_object() && files[0].contains("groups")) return "vitest";
+  }
+  if (document.is_array() && !document.empty() && document[0].is_object()) {
+    const auto result = document[0].find("result");
+    if (document[0].contains("name") && result != document[0].end() && result->is_object() &&
+        result->contains("state"))
+      return "tinybench";
+  }
+  return std::nullopt;
+}
+// --- end of vitest and tinybench ---
+
 // The JSON formats, by the members only each of them writes at the top.
 std::optional<std::string> json_format(const json& document) {
+  if (auto format = vitest_or_tinybench(document)) return format;
   if (!document.is_object()) return std::nullopt;
   if (has_array(document, "benchmarks")) {
     if (document.contains("layout")) return "mitata";
@@ -67,7 +86,7 @@ std::optional<std::string> json_format(const json& document) {
 
 std::string detect_format(std::string_view text, const std::string& origin) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') {
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
     const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!document.is_discarded()) {
       if (auto format = json_format(document)) return *format;
@@ -90,7 +109,8 @@ std::string detect_format(std::string_view text, const std::string& origin) {
   throw Error(
       origin +
       ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
-      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata): name the format instead of auto if "
+      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, vitest, tinybench): name the format "
+      "instead of auto if "
       "it is one");
 }
 

@@ -321,7 +321,9 @@ const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {
       // clang-format off
       "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf",
-      "catch2", "asv", "mitata", "ndjson", "csv"};
+      "catch2", "asv", "mitata",
+      "vitest", "tinybench",
+      "ndjson", "csv"};
   // clang-format on
   return formats;
 }
@@ -344,6 +346,14 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
   const std::string chosen = format == "auto" ? detect_format(content, origin) : format;
+  // --- vitest and tinybench ---
+  if (chosen == "vitest" || chosen == "tinybench") {
+    ImportedResults imported =
+        chosen == "vitest" ? read_vitest(content, origin) : read_tinybench(content, origin);
+    imported.format = chosen;
+    return imported;
+  }
+  // --- end of vitest and tinybench ---
   ImportedResults imported = chosen == "google-benchmark"   ? read_google_benchmark(content, origin)
                              : chosen == "hyperfine"        ? read_hyperfine(content, origin)
                              : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
