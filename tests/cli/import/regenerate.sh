@@ -88,6 +88,7 @@ tinybench() {
   (cd "$out" && npm ci --no-audit --no-fund > /dev/null)
   (cd "$out" && node bench.mjs > base.json)
   (cd "$out" && node bench.mjs failing > failed.json)
+  (cd "$out" && node bench.mjs statistics > statistics.json)
   "$python" "$here/inject_slowdown.py" tinybench "$out/base.json" "$out/slowed.json" \
     "sort size=10000"
 }

@@ -301,12 +301,13 @@ TEST_CASE("import_file reads a file by format, and names an unknown format or a 
   CHECK(import::import_file("hyperfine", dir / "hyperfine.json").results.size() == 2);
   CHECK(import::import_formats() == vector<string>{"auto", "google-benchmark", "hyperfine",
                                                    "pytest-benchmark", "go-test", "pyperf",
-                                                   "catch2", "asv", "mitata", "ndjson", "csv"});
+                                                   "catch2", "asv", "mitata", "vitest", "tinybench",
+                                                   "ndjson", "csv"});
 
   CHECK_THROWS_WITH(
       import::import_file("nosuchharness", dir / "gbench.json"),
       "--import nosuchharness: unknown format (known: auto, google-benchmark, hyperfine, "
-      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, ndjson, csv)");
+      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, vitest, tinybench, ndjson, csv)");
   const auto missing = (dir / "missing.json").string();
   CHECK_THROWS_WITH(import::import_file("hyperfine", missing),
                     "cannot read " + missing + ": No such file or directory");
