@@ -44,6 +44,10 @@ ImportedResults read_tinybench(std::string_view json_text, const std::string& or
     const std::string name = text(member(task, "name", path, origin), path + ".name", origin);
     const std::string result_path = path + ".result";
     const json& result = member(task, "result", path, origin);
+    if (result.is_object() && !result.contains("state") && result.contains("hz"))
+      fail(origin, result_path,
+           "a tinybench 2 result (hz, mean and samples at its top): expected tinybench 3 or "
+           "later's state, latency and throughput");
     const std::string state =
         text(member(result, "state", result_path, origin), result_path + ".state", origin);
     read_runtime(result, imported.environment);

@@ -270,5 +270,14 @@ TEST_CASE(
     CHECK(result.status == 2);
     CHECK_THAT(result.err, Catch::Contains(file.string()) && Catch::Contains(d.expected));
   }
+  // tinybench 2's flat result (vitest's report keeps that shape), as a script serialises it.
+  const auto flat = dir.path() / "tinybench2.json";
+  std::ofstream(flat)
+      << R"([{"name": "sort", "result": {"hz": 5000, "mean": 0.2, "samples": [0.2]}}])";
+  const auto refused =
+      run_cli({"run", "--import", "tinybench", flat.string(), "--ledger", ledger.string()});
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.err,
+             Catch::Contains(flat.string() + R"(: field "[0].result": a tinybench 2 result)"));
   CHECK(read_file(ledger) == before);
 }
