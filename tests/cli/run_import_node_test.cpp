@@ -1,7 +1,7 @@
 // `run --import vitest` and `--import tinybench` read the committed outputs of the real tools
-// (tests/cli/import/regenerate.sh makes them): what each keeps, that of two outputs, the second
-// with one benchmark 20% slower, compare flags exactly that benchmark, and that a damaged file is
-// refused with exit 2 naming the file and the place, appending nothing.
+// (tests/cli/import/regenerate.sh makes them) and tinybench's output live: what each keeps, that of
+// two outputs, the second with one benchmark 20% slower, compare flags exactly that benchmark, and
+// that a damaged file is refused with exit 2 naming the file and the place, appending nothing.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -38,6 +38,49 @@ Imported import_auto(const std::filesystem::path& file, const std::filesystem::p
 }
 
 }  // namespace
+
+TEST_CASE(
+    "tinybench live: bench.mjs run now by the pinned tinybench is read with its samples, node's "
+    "version and the task that threw") {
+  // tools/setup puts node (the machine's, else Debian's) on PATH and npm-installs the pinned
+  // tinybench beside bench.mjs.
+  const std::filesystem::path node = "/usr/bin/node";
+  const auto folder = fixture("tinybench");
+  if (!std::filesystem::exists(node))
+    FAIL("/usr/bin/node is missing: run tools/setup (Node.js 20 or later)");
+  if (!std::filesystem::exists(folder / "node_modules/tinybench/package.json"))
+    FAIL("tinybench is not installed: run tools/setup (npm ci in " + folder.string() + ")");
+  ScratchDir dir;
+  const auto output = dir.path() / "tinybench.json";
+  const Invocation ran = run(node.string(), {(folder / "bench.mjs").string(), "failing"});
+  INFO(ran.err);
+  REQUIRE(ran.status == 0);
+  std::ofstream(output) << ran.out;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const Imported imported = import_auto(output, ledger);
+  INFO(imported.cli.err);
+  REQUIRE(imported.cli.status == 0);
+  CHECK_THAT(imported.cli.err, Catch::Contains("is tinybench"));
+  const std::string version = run(node.string(), {"--version"}).out;
+  CHECK(imported.run["env"]["runtimes"]["node"] == version.substr(0, version.find('\n')));
+  CHECK(imported.run["imported"]["files"][0]["facts"]["runtime"] == "node");
+  const auto& results = imported.results;
+  REQUIRE(results.size() == 4);
+  CHECK(results[0]["bench"] == "sum 1e5");
+  CHECK(results[1]["params"] == json{{"size", 1000}});
+  CHECK(results[2]["params"] == json{{"size", 10000}});
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO(results[i]["bench"]);
+    const json& time = results[i]["metrics"]["time"];
+    REQUIRE(time.contains("samples"));
+    CHECK(time["samples"].size() == results[i]["ops"].get<std::size_t>());
+    CHECK(!time["samples"].empty());
+    CHECK(results[i]["metrics"]["throughput"]["samples"].size() == time["samples"].size());
+  }
+  CHECK(results[3]["bench"] == "parse");
+  CHECK(results[3]["primary"] == "failed");
+  CHECK(schema_problems(ledger).empty());
+}
 
 TEST_CASE(
     "vitest bench --outputJson: vitest's statistics in ms and hz, the file and describe group in "
