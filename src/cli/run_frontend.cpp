@@ -72,10 +72,9 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_option("--import", o.imports,
                  "FORMAT FILE: record another harness's output (auto, google-benchmark, hyperfine, "
                  "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, "
-                 "criterion (a file or target/criterion), jmh, "
-                 "pgbench: its output and -l logs; "
-                 "ndjson, csv: a "
-                 "log of your own, read through --map)")
+                 "criterion (a file or target/criterion), jmh, vitest, tinybench, "
+                 "pgbench: its output and -l logs; ndjson, csv: a log of your own, read through "
+                 "--map)")
       ->take_all();
   app.add_option("--map", o.map,
                  "--import ndjson or csv: KEY=SOURCE,... with SOURCE .FIELD or a literal, e.g. "

@@ -41,24 +41,18 @@ bool has_array(const json& document, const char* key) {
   return it != document.end() && it->is_array();
 }
 
-// The JSON formats, by the members only each of them writes at the top.
-std::optional<std::string> json_format(const json& document) {
-  if (!document.is_object()) return std::nullopt;
-  if (has_array(document, "benchmarks")) {
-    if (document.contains("layout")) return "mitata";
-    if (document.contains("context")) return "google-benchmark";
-    if (document.contains("machine_info")) return "pytest-benchmark";
-    const json& first = document["benchmarks"].empty() ? json() : document["benchmarks"][0];
-    if (first.is_object() && first.contains("runs")) return "pyperf";
-    if (first.is_object() && first.contains("stats")) return "pytest-benchmark";
-    if (first.is_object() && (first.contains("real_time") || first.contains("run_type")))
-      return "google-benchmark";
+// vitest's report is {"files": [{"filepath", "groups": [...]}]}; tinybench's serialised tasks are
+// an array of {"name", "result": {"state", ...}}.
+std::optional<std::string> vitest_or_tinybench(const json& document) {
+  if (document.is_object() && has_array(document, "files")) {
+    const json& files = document["files"];
+    if (!files.empty() && files[0].is_object() && files[0].contains("groups")) return "vitest";
   }
-  if (document.contains("result_columns") && document.contains("results")) return "asv";
-  if (has_array(document, "results")) {
-    const json& results = document["results"];
-    if (!results.empty() && results[0].is_object() && results[0].contains("command"))
-      return "hyperfine";
+  if (document.is_array() && !document.empty() && document[0].is_object()) {
+    const auto result = document[0].find("result");
+    if (document[0].contains("name") && result != document[0].end() && result->is_object() &&
+        result->contains("state"))
+      return "tinybench";
   }
   return std::nullopt;
 }
@@ -79,11 +73,34 @@ std::optional<std::string> criterion_or_jmh(const json& document) {
   return std::nullopt;
 }
 
+// The JSON formats, by the members only each of them writes at the top.
+std::optional<std::string> json_format(const json& document) {
+  if (auto format = vitest_or_tinybench(document)) return format;
+  if (!document.is_object()) return criterion_or_jmh(document);
+  if (has_array(document, "benchmarks")) {
+    if (document.contains("layout")) return "mitata";
+    if (document.contains("context")) return "google-benchmark";
+    if (document.contains("machine_info")) return "pytest-benchmark";
+    const json& first = document["benchmarks"].empty() ? json() : document["benchmarks"][0];
+    if (first.is_object() && first.contains("runs")) return "pyperf";
+    if (first.is_object() && first.contains("stats")) return "pytest-benchmark";
+    if (first.is_object() && (first.contains("real_time") || first.contains("run_type")))
+      return "google-benchmark";
+  }
+  if (document.contains("result_columns") && document.contains("results")) return "asv";
+  if (has_array(document, "results")) {
+    const json& results = document["results"];
+    if (!results.empty() && results[0].is_object() && results[0].contains("command"))
+      return "hyperfine";
+  }
+  return criterion_or_jmh(document);
+}
+
 }  // namespace
 
 std::string detect_format(std::string_view text, const std::string& origin) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') {
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
     const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!document.is_discarded()) {
       if (auto format = json_format(document)) return *format;
@@ -96,10 +113,6 @@ std::string detect_format(std::string_view text, const std::string& origin) {
       if (event.is_object() && event.contains("Action")) return "go-test";
       if (auto format = criterion_or_jmh(event)) return *format;
     }
-    if (auto format = criterion_or_jmh(document)) return *format;
-  } else if (first != std::string_view::npos && text[first] == '[') {
-    const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (auto format = criterion_or_jmh(document)) return *format;
   } else if (first != std::string_view::npos && text[first] == '<') {
     // Catch2's root element: <Catch name=...> (2.x) or <Catch2TestRun ...> (3.x).
     const std::string_view head = text.substr(0, 4096);
@@ -110,9 +123,8 @@ std::string detect_format(std::string_view text, const std::string& origin) {
   }
   throw Error(origin +
               ": --import auto: not a format benchledger recognises (google-benchmark, hyperfine, "
-              "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, criterion, jmh): name the "
-              "format instead of auto if "
-              "it is one");
+              "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, criterion, jmh, vitest, "
+              "tinybench): name the format instead of auto if it is one");
 }
 
 }  // namespace benchledger::import

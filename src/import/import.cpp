@@ -323,6 +323,7 @@ const std::vector<std::string>& import_formats() {
       "auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test", "pyperf",
       "catch2", "asv", "mitata",
       "criterion", "jmh",
+      "vitest", "tinybench",
       "ndjson", "csv"};
   // clang-format on
   return formats;
@@ -363,6 +364,8 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
                              : chosen == "mitata"           ? read_mitata(content, origin)
                              : chosen == "criterion"        ? read_criterion(path)
                              : chosen == "jmh"              ? read_jmh(content, origin)
+                             : chosen == "vitest"           ? read_vitest(content, origin)
+                             : chosen == "tinybench"        ? read_tinybench(content, origin)
                              : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
                              : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
                                                   : read_pyperf(content, origin);

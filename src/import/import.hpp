@@ -114,6 +114,22 @@ ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string&
 // tool version; no env field (JMH states no machine).
 ImportedResults read_jmh(std::string_view json_text, const std::string& origin);
 
+// vitest's benchmark report (`vitest bench --outputJson FILE`): one result per benchmark, bench
+// its group's fullName (the file and its describe blocks) and its name joined by " > ", params
+// the name's `key=value` words: `time` (ms) with the benchmark's samples when the report has
+// them, else vitest's statistics (median, mean, sd, min, max, p99, p999) as one value with the
+// rest in tool_statistics; `hz` (ops/s, higher is better). A benchmark without statistics (it
+// threw) is a failed result. The report states no environment.
+ImportedResults read_vitest(std::string_view json_text, const std::string& origin);
+
+// tinybench's tasks serialised as JSON (`JSON.stringify(bench.tasks.map((t) => ({ name: t.name,
+// result: t.result })))`, tinybench 3 or later): one result per task, params its name's
+// `key=value` words: `time` (ms) from `result.latency` and `throughput` (ops/s, higher is
+// better) from `result.throughput`, each with its samples when the Bench kept them
+// (retainSamples), else tinybench's statistics as one value. A task that threw or did not run
+// is a failed result. The result's runtime (node's version) as environment.
+ImportedResults read_tinybench(std::string_view json_text, const std::string& origin);
+
 // A team's own log read through a mapping (`--map`, docs/import.md "Mapped logs"):
 // `bench=.name,value=.ms,unit=ms,params=.size`, each KEY=SOURCE where SOURCE is a field of the
 // line (`.name`; NDJSON: a dotted path of members, CSV: a column by its header name) or a
@@ -132,8 +148,8 @@ ImportedResults read_mapped_csv(std::string_view text, const std::string& origin
 std::string detect_format(std::string_view text, const std::string& origin);
 
 // The formats import_file knows: auto, google-benchmark, hyperfine, pytest-benchmark, go-test,
-// pyperf, catch2, asv, mitata, criterion, jmh, then the mapped ndjson and csv (which `auto` never
-// chooses).
+// pyperf, catch2, asv, mitata, criterion, jmh, vitest, tinybench, then the mapped ndjson and csv
+// (which `auto` never chooses).
 const std::vector<std::string>& import_formats();
 
 // The largest file import_file reads: 64 MiB, far above what a harness writes for thousands of

@@ -160,5 +160,6 @@ TEST_CASE("an import is a run of its own and names the formats it knows") {
   CHECK(unknown.status == 2);
   CHECK_THAT(unknown.err, Catch::Contains("unknown format (known: auto, google-benchmark, "
                                           "hyperfine, pytest-benchmark, go-test, pyperf, "
-                                          "catch2, asv, mitata, criterion, jmh, ndjson, csv)"));
+                                          "catch2, asv, mitata, criterion, jmh, vitest, tinybench, "
+                                          "ndjson, csv)"));
 }

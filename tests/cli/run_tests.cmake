@@ -31,6 +31,9 @@ benchledger_add_test(run_import_mapped_cli_test
 # The committed outputs of Catch2 and asv (tests/cli/import/regenerate.sh).
 benchledger_add_test(run_import_fixture_cli_test
                      SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_fixture_test.cpp LABELS cli)
+# vitest's and tinybench's committed outputs (tests/cli/import/regenerate.sh vitest tinybench).
+benchledger_add_test(run_import_node_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_node_test.cpp LABELS cli)
 
 # --measure instructions under the real Valgrind (Debian's valgrind package, tools/setup).
 add_executable(run_instructions_fixture ${CMAKE_CURRENT_LIST_DIR}/run_instructions_fixture.cpp)

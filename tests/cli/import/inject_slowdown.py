@@ -308,6 +308,52 @@ def jmh(text, bench, factor):
                                            for iteration in fork]
                                           for fork in metric["rawDataHistogram"]]
     return json.dumps(doc), hits
+# vitest and tinybench.
+VITEST_TIMES = ["min", "max", "mean", "period", "median", "p75", "p99", "p995", "p999", "sd",
+                "sem", "moe", "totalTime"]
+
+
+def vitest(text, bench, factor):
+    """vitest bench --outputJson: the benchmark whose group's fullName and name, joined by
+    " > ", are BENCH (`bench/sort.bench.js > sort > size=1000`)."""
+    doc = json.loads(text)
+    hits = 0
+    for file in doc["files"]:
+        for group in file["groups"]:
+            for entry in group["benchmarks"]:
+                if group["fullName"] + " > " + entry["name"] != bench:
+                    continue
+                hits += 1
+                scale_keys(entry, VITEST_TIMES, factor)
+                scale_keys(entry, ["variance"], factor * factor)
+                scale_keys(entry, ["hz"], 1 / factor)
+                entry["samples"] = [v * factor for v in entry["samples"]]
+    return json.dumps(doc, indent=2), hits
+
+
+TINYBENCH_STATISTICS = ["aad", "mad", "max", "mean", "min", "moe", "p50", "p75", "p99", "p995",
+                        "p999", "sd", "sem"]
+
+
+def tinybench(text, bench, factor):
+    """tinybench's tasks as JSON (`bench.tasks.map((t) => ({ name: t.name, result: t.result
+    }))`): the latency statistics and samples of the task named BENCH, its throughput divided
+    by FACTOR."""
+    doc = json.loads(text)
+    hits = 0
+    for task in doc:
+        if task["name"] != bench or "latency" not in task["result"]:
+            continue
+        hits += 1
+        result = task["result"]
+        scale_keys(result, ["period", "totalTime"], factor)
+        for key, scale in (("latency", factor), ("throughput", 1 / factor)):
+            stats = result[key]
+            scale_keys(stats, TINYBENCH_STATISTICS, scale)
+            scale_keys(stats, ["variance"], scale * scale)
+            if "samples" in stats:
+                stats["samples"] = [v * scale for v in stats["samples"]]
+    return json.dumps(doc), hits
 
 
 READERS = {
@@ -323,6 +369,8 @@ READERS = {
     "ndjson": ndjson,
     "csv": csv_log,
     "jmh": jmh,
+    "vitest": vitest,
+    "tinybench": tinybench,
 }
 # Formats whose output may be a folder: they read SOURCE and write TARGET themselves.
 FOLDER_READERS = {"criterion": criterion}

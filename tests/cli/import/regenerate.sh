@@ -6,7 +6,7 @@
 # tests/cli/run_import_fixture_test.cpp import and compare. Tools: catch2 is Debian's catch2 with
 # g++; asv and pyperf are pinned in tools/python-requirements.txt (tools/setup puts them in
 # .venv/); mitata comes from npm (Debian's nodejs and npm), pinned by the package-lock.json in
-# its fixture folder.
+# its fixture folder, and so are vitest and tinybench.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -63,6 +63,34 @@ mitata() {
   "$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["context"].pop("noop", None); json.dump(d, open(sys.argv[2], "w"))' \
     "$work/mitata.json" "$out/base.json"
   "$python" "$here/inject_slowdown.py" mitata "$out/base.json" "$out/slowed.json" "sort 50000"
+}
+
+# vitest and tinybench (npm, pinned by the package-lock.json in each fixture folder).
+vitest() {
+  out=$fixtures/vitest
+  # Run in a copy in the work folder: vitest writes each file's absolute path, and the
+  # checkout's path has no place in a fixture.
+  mkdir -p "$work/vitest"
+  cp -r "$out/package.json" "$out/package-lock.json" "$out/bench" "$work/vitest/"
+  (cd "$work/vitest" && npm ci --no-audit --no-fund > /dev/null)
+  (cd "$work/vitest" && ./node_modules/.bin/vitest bench --run bench/sort.bench.js \
+    bench/sum.bench.js --outputJson "$out/base.json" > /dev/null)
+  # A benchmark that throws: vitest still exits 0 and writes it, without statistics.
+  (cd "$work/vitest" && ./node_modules/.bin/vitest bench --run bench/fails.bench.js \
+    --outputJson "$out/failed.json" > /dev/null)
+  "$python" "$here/inject_slowdown.py" vitest "$out/base.json" "$out/slowed.json" \
+    "bench/sort.bench.js > sort > size=10000"
+}
+
+tinybench() {
+  out=$fixtures/tinybench
+  # tinybench as package-lock.json pins it, into the git-ignored node_modules/ beside it.
+  (cd "$out" && npm ci --no-audit --no-fund > /dev/null)
+  (cd "$out" && node bench.mjs > base.json)
+  (cd "$out" && node bench.mjs failing > failed.json)
+  (cd "$out" && node bench.mjs statistics > statistics.json)
+  "$python" "$here/inject_slowdown.py" tinybench "$out/base.json" "$out/slowed.json" \
+    "sort size=10000"
 }
 
 pgbench() {
@@ -165,5 +193,5 @@ jmh() {
 }
 
 [ $# -gt 0 ] || set -- catch2 asv pyperf mitata pgbench google_benchmark hyperfine \
-  pytest_benchmark go_test criterion jmh
+  pytest_benchmark go_test criterion jmh vitest tinybench
 for format in "$@"; do "$format"; done

@@ -299,14 +299,16 @@ TEST_CASE("import_file reads a file by format, and names an unknown format or a 
   write_file(dir / "hyperfine.json", k_hyperfine);
   CHECK(import::import_file("google-benchmark", dir / "gbench.json").results.size() == 2);
   CHECK(import::import_file("hyperfine", dir / "hyperfine.json").results.size() == 2);
-  CHECK(import::import_formats() ==
-        vector<string>{"auto", "google-benchmark", "hyperfine", "pytest-benchmark", "go-test",
-                       "pyperf", "catch2", "asv", "mitata", "criterion", "jmh", "ndjson", "csv"});
+  CHECK(import::import_formats() == vector<string>{"auto", "google-benchmark", "hyperfine",
+                                                   "pytest-benchmark", "go-test", "pyperf",
+                                                   "catch2", "asv", "mitata", "criterion", "jmh",
+                                                   "vitest", "tinybench", "ndjson", "csv"});
 
   CHECK_THROWS_WITH(
       import::import_file("nosuchharness", dir / "gbench.json"),
       "--import nosuchharness: unknown format (known: auto, google-benchmark, hyperfine, "
-      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, criterion, jmh, ndjson, csv)");
+      "pytest-benchmark, go-test, pyperf, catch2, asv, mitata, criterion, jmh, vitest, tinybench, "
+      "ndjson, csv)");
   const auto missing = (dir / "missing.json").string();
   CHECK_THROWS_WITH(import::import_file("hyperfine", missing),
                     "cannot read " + missing + ": No such file or directory");
