@@ -104,6 +104,9 @@ struct Runtimes {
   // Which benchledger measured the run (`0.1.0 (git 0b0e41e5d2a1)`). Unset only in records
   // written before benchledger recorded it: then the member is absent, never null.
   std::optional<std::string> benchledger;
+  // The JVM of an imported JMH run (`OpenJDK 64-Bit Server VM 17.0.15+6-Debian-1deb12u1`); `run`
+  // does not probe for Java. Absent, never null, when unknown: older records keep their bytes.
+  std::optional<std::string> java;
   bool operator==(const Runtimes&) const = default;
 };
 

@@ -81,6 +81,7 @@ const std::vector<Field>& runtime_fields() {
       {"runtimes.postgres_server",
        [](const Env& e) { return json_text(e.runtimes.postgres_server); }},
       {"runtimes.benchledger", [](const Env& e) { return json_text(e.runtimes.benchledger); }},
+      {"runtimes.java", [](const Env& e) { return json_text(e.runtimes.java); }},
       {"postgres.shared_buffers", postgres_field(&PostgresSettings::shared_buffers)},
       {"postgres.synchronous_commit", postgres_field(&PostgresSettings::synchronous_commit)},
       {"postgres.fsync", postgres_field(&PostgresSettings::fsync)},

@@ -98,6 +98,14 @@ void read_jvm(const json& entry, FileEnvironment& file) {
   for (const char* key : {"jvm", "jdkVersion", "vmName", "vmVersion", "jvmArgs"}) {
     if (const auto it = entry.find(key); it != entry.end()) file.facts[key] = *it;
   }
+  // The JVM that measured, as the environment comparison holds it: the VM's name and its full
+  // version (the build as well as the release), else the JDK's version alone.
+  const auto vm = optional_text(entry, "vmName");
+  const auto version = optional_text(entry, "vmVersion");
+  if (vm && version)
+    file.env.runtimes.java = *vm + " " + *version;
+  else if (const auto jdk = optional_text(entry, "jdkVersion"))
+    file.env.runtimes.java = "JDK " + *jdk;
 }
 
 const std::vector<std::string>& run_settings() {

@@ -199,6 +199,10 @@ void write_env(CanonicalWriter& w, const Env& env) {
     w.key("benchledger");
     w.optional(rt.benchledger, at("env.runtimes.benchledger"));
   }
+  if (rt.java) {  // the same: only an imported JMH run states it
+    w.key("java");
+    w.optional(rt.java, at("env.runtimes.java"));
+  }
   w.close('}');
   if (env.postgres) {  // absent, not null, without a server: older records keep their bytes
     const PostgresSettings& pg = *env.postgres;

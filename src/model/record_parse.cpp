@@ -387,6 +387,7 @@ Env env_from_json(const nlohmann::json& json) {
   out.runtimes.postgres_client = runtimes.nullable_string("postgres_client");
   out.runtimes.postgres_server = runtimes.nullable_string("postgres_server");
   if (runtimes.has("benchledger")) out.runtimes.benchledger = runtimes.string("benchledger");
+  if (runtimes.has("java")) out.runtimes.java = runtimes.string("java");
   if (env.has("postgres")) {
     const JsonReader postgres = env.object("postgres");
     PostgresSettings& pg = out.postgres.emplace();

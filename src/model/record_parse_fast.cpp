@@ -483,6 +483,9 @@ Env env(element value) {
   if (const auto benchledger = optional_member(member(value, "runtimes"), "benchledger")) {
     rt.benchledger = std::string(text(*benchledger));
   }
+  if (const auto java = optional_member(member(value, "runtimes"), "java")) {
+    rt.java = std::string(text(*java));
+  }
   object env_members;
   require(value.get(env_members) == simdjson::SUCCESS);
   if (element postgres; env_members.at_key("postgres").get(postgres) == simdjson::SUCCESS) {

@@ -171,6 +171,7 @@ std::vector<EnvField> env_fields() {
        [](const RunRecord& r) { return r.env.runtimes.python; },
        {"runtimes.python"},
        true},
+      {"Java", [](const RunRecord& r) { return r.env.runtimes.java; }, {"runtimes.java"}, true},
       {"PostgreSQL client",
        [](const RunRecord& r) { return r.env.runtimes.postgres_client; },
        {"runtimes.postgres_client"},

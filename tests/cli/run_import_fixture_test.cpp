@@ -292,6 +292,8 @@ TEST_CASE(
   CHECK(run["source"] == "jmh");
   CHECK(run["env"]["host"].is_null());  // JMH says nothing of the machine
   CHECK(run["env"]["cpu"]["model"].is_null());
+  CHECK(run["env"]["runtimes"]["java"] == "OpenJDK 64-Bit Server VM 17.0.15+6-Debian-1deb12u1");
+  CHECK(run["imported"]["files"][0]["env_from_file"] == json::array({"runtimes.java"}));
   const json& file = run["imported"]["files"][0];
   CHECK(file["tool_version"] == "1.37");
   CHECK(file["facts"]["jdkVersion"].get<std::string>().rfind("17.", 0) == 0);
@@ -321,6 +323,34 @@ TEST_CASE(
   CHECK(by_case.at(R"(bench.Tiny.sumOnce {"mode":"ss","size":64})")["metrics"]["time"]["unit"] ==
         "us");
   CHECK(schema_problems(ledger).empty());
+}
+
+TEST_CASE(
+    "two JMH runs on different JVMs: compare names runtimes.java and --require-same-env "
+    "refuses them") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto other_jvm = dir.path() / "jdk21.json";
+  std::string text = read_file(fixture("jmh/base.json"));
+  for (std::size_t at = 0; (at = text.find("17.0.15+6-Debian-1deb12u1", at)) != std::string::npos;)
+    text.replace(at, 25, "21.0.5+11-Debian-1deb12u1");
+  std::ofstream(other_jvm) << text;
+  for (const auto& [label, file] :
+       {std::pair{"jdk17", fixture("jmh/base.json")}, std::pair{"jdk21", other_jvm}})
+    REQUIRE(run_cli({"run", "--import", "jmh", file.string(), "--label", label, "--ledger",
+                     ledger.string(), "-q"})
+                .status == 0);
+  const auto compared =
+      run_cli({"compare", "jdk17", "jdk21", "--ledger", ledger.string(), "--format", "json"});
+  INFO(compared.err);
+  const json report = json::parse(compared.out);
+  CHECK(report["environment_differences"] ==
+        json::array({"runtimes.java: \"OpenJDK 64-Bit Server VM 17.0.15+6-Debian-1deb12u1\" -> "
+                     "\"OpenJDK 64-Bit Server VM 21.0.5+11-Debian-1deb12u1\""}));
+  const auto strict =
+      run_cli({"compare", "jdk17", "jdk21", "--ledger", ledger.string(), "--require-same-env"});
+  CHECK(strict.status == 2);
+  CHECK_THAT(strict.err, Catch::Contains("runtimes.java"));
 }
 
 TEST_CASE(

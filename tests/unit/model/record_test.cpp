@@ -113,6 +113,21 @@ TEST_CASE("env.runtimes.benchledger is written last among the runtimes, and only
         "field \"env.runtimes.benchledger\": expected a string");
 }
 
+TEST_CASE("env.runtimes.java follows benchledger, and is written only when known") {
+  RunRecord run = sample_run();
+  CHECK(serialize(run).find("\"java\":") == std::string::npos);  // older records' bytes
+  run.env.runtimes.benchledger = "0.1.0";
+  run.env.runtimes.java = "OpenJDK 64-Bit Server VM 17.0.15+6-Debian-1deb12u1";
+  const std::string bytes = serialize(run);
+  CHECK(bytes.find(R"x("benchledger":"0.1.0","java":"OpenJDK 64-Bit Server VM 17.0.15+6-)x"
+                   R"x(Debian-1deb12u1"},"load_avg")x") != std::string::npos);
+  REQUIRE(model::parse_record_fast(bytes).has_value());
+  CHECK(*model::parse_record_fast(bytes) == Record(run));
+  CHECK(model::parse_record_slow(bytes) == Record(run));
+  CHECK(refusal(with_field(run, "/env/runtimes/java", nullptr)) ==
+        "field \"env.runtimes.java\": expected a string");
+}
+
 TEST_CASE("a missing field is refused by name") {
   CHECK(refusal(without_field(sample_run(), "/project")) == "field \"project\": missing");
   CHECK(refusal(without_field(sample_run(), "/env/cpu/governor")) ==
@@ -415,6 +430,7 @@ std::string random_record_line(std::mt19937_64& rng, int trial) {
   run.env.cpu.mhz = random_double(rng);
   run.env.load_avg = std::vector<double>{random_double(rng), random_double(rng), 0};
   if (trial % 2 == 0) run.env.runtimes.benchledger = random_utf8(rng);
+  if (trial % 3 == 0) run.env.runtimes.java = random_utf8(rng);
   ResultRecord result = sample_result();
   result.bench = "bench/" + random_utf8(rng);
   result.params = {{random_utf8(rng), random_double(rng)},
