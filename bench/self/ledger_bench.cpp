@@ -19,6 +19,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "find_and_read.hpp"
+#include "kept_ledgers.hpp"
 #include "ledger/chain.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
@@ -114,43 +115,23 @@ BENCHMARK(BM_ChainBatch1000)->Unit(benchmark::kMillisecond);
 
 // The 1,000,000-record ledgers, built once: runs labelled run-0000 ... run-0999.
 const fs::path& million() {
-  static const fs::path dir = [] {
-    const fs::path base = fs::temp_directory_path() / "benchledger-bench" / "million-v1";
-    if (fs::exists(base / "done")) return base;
-    const fs::path building = base.string() + ".building";
-    fs::remove_all(building);
-    fs::create_directories(building);
-    std::fprintf(stderr, "building 1,000,000-record ledgers in %s ...\n", base.c_str());
-    const auto ndjson = bl::ledger::open_store((building / "ledger.ndjson").string());
-    const auto sqlite = bl::ledger::open_store("sqlite:" + (building / "ledger.db").string());
-    for (int run = 0; run < k_million_runs; ++run) {
-      char label[16];
-      std::snprintf(label, sizeof label, "run-%04d", run);
-      const auto batch = fresh_batch(label, k_batch_records - 1);
-      ndjson->append(batch);
-      sqlite->append(batch);
-    }
-    bl::testing::write_file(building / "done", "");
-    fs::remove_all(base);
-    fs::rename(building, base);
-    return base;
-  }();
+  static const fs::path dir =
+      bl::self_bench::kept_ledgers("million-v1", [](const fs::path& building) {
+        const auto ndjson = bl::ledger::open_store((building / "ledger.ndjson").string());
+        const auto sqlite = bl::ledger::open_store("sqlite:" + (building / "ledger.db").string());
+        for (int run = 0; run < k_million_runs; ++run) {
+          char label[16];
+          std::snprintf(label, sizeof label, "run-%04d", run);
+          const auto batch = fresh_batch(label, k_batch_records - 1);
+          ndjson->append(batch);
+          sqlite->append(batch);
+        }
+      });
   return dir;
 }
 
-// Reads the whole file once, untimed: finds and the raw read are all measured from the page
-// cache, whatever ran before them (a first read from the disk is several times slower).
-void warm_page_cache(const fs::path& path) {
-  std::vector<char> buffer(1 << 20);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  while (::read(fd, buffer.data(), buffer.size()) > 0) {
-  }
-  ::close(fd);
-}
-
 void find_and_read(benchmark::State& state, const std::string& uri, const std::string& selector) {
-  warm_page_cache(uri.rfind("sqlite:", 0) == 0 ? uri.substr(7) : uri);
+  bl::self_bench::warm_page_cache(uri.rfind("sqlite:", 0) == 0 ? uri.substr(7) : uri);
   bl::self_bench::find_and_read(state, uri, selector, k_batch_records - 1);
 }
 
@@ -177,7 +158,7 @@ BENCHMARK(BM_SqliteFindLatestRun1M)->Unit(benchmark::kMillisecond)->UseRealTime(
 // The floor for NDJSON: read() every byte of the file once (from the page cache).
 void BM_RawReadWholeFile1M(benchmark::State& state) {
   const auto path = million() / "ledger.ndjson";
-  warm_page_cache(path);
+  bl::self_bench::warm_page_cache(path);
   std::vector<char> buffer(1 << 20);
   std::int64_t total = 0;
   for (auto _ : state) {

@@ -8,14 +8,15 @@
 #include "stats/median_interval.hpp"
 
 namespace benchledger::ledger {
-namespace {
-
-SeriesPoint point_of(const RunRecord& run, const Metric& metric) {
+SeriesPoint series_point(const std::string& run_id, const std::string& time,
+                         const std::optional<std::string>& label, const GitState& git,
+                         const Metric& metric) {
   SeriesPoint p;
-  p.run_id = run.header.id;
-  p.time = run.header.time;
-  p.commit = run.git.commit;
-  p.dirty = run.git.dirty.value_or(false);
+  p.run_id = run_id;
+  p.time = time;
+  p.label = label;
+  p.commit = git.commit;
+  p.dirty = git.dirty.value_or(false);
   p.centre = metric.value;
   if (metric.samples && !metric.samples->empty()) {
     p.values = *metric.samples;
@@ -23,15 +24,15 @@ SeriesPoint point_of(const RunRecord& run, const Metric& metric) {
     const stats::MedianInterval interval = stats::median_interval(p.values, 0.95);
     p.low = interval.low;
     p.high = interval.high;
+    p.min = metric.summary.min;
+    p.max = metric.summary.max;
   } else {
     p.values = {metric.value};
-    p.low = p.high = metric.value;
+    p.low = p.high = p.min = p.max = metric.value;
   }
   p.samples = static_cast<std::int64_t>(p.values.size());
   return p;
 }
-
-}  // namespace
 
 std::vector<Series> collect_series(const Store& store, const HistoryOptions& options) {
   const Invalidated invalidated(store.notes());
@@ -52,7 +53,7 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
           Series{result.bench, result.params, name, metric->second.unit, metric->second.better, {}};
     }
     std::deque<SeriesPoint>& q = points[key];
-    q.push_back(point_of(run, metric->second));
+    q.push_back(series_point(run.header.id, run.header.time, run.label, run.git, metric->second));
     if (options.last != 0 && q.size() > options.last) q.pop_front();
     return true;
   });

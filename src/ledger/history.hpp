@@ -12,17 +12,25 @@
 
 namespace benchledger::ledger {
 
-// One run's value of a case's metric.
+// One run's value of a case's metric: a point of `history`, `detect` and the report's trends.
 struct SeriesPoint {
   std::string run_id;
   std::string time;                   // the run's time
+  std::optional<std::string> label;   // the run's label
   std::optional<std::string> commit;  // the run's git commit, when recorded
   bool dirty = false;                 // made from uncommitted changes
   double centre = 0;                  // the metric's value: the median of its samples
   double low = 0, high = 0;           // 95% interval of the median (stats::median_interval)
+  double min = 0, max = 0;            // the metric's recorded range (the centre without samples)
   std::int64_t samples = 1;           // samples behind the centre (1 for a single value)
   std::vector<double> values;         // the samples themselves (the centre alone if none)
 };
+
+// The point of `metric` in the run `run_id`, whose time, label and git state are given apart (a
+// reader may keep only those of each run).
+SeriesPoint series_point(const std::string& run_id, const std::string& time,
+                         const std::optional<std::string>& label, const GitState& git,
+                         const Metric& metric);
 
 // A case's metric across runs, oldest first. A change of unit starts another series.
 struct Series {

@@ -21,10 +21,10 @@ std::string short_date(const std::string& time, bool seconds) {
 // Tick labels for a trend's runs: month, day, hours and minutes; with seconds when two runs
 // share a minute (a job that runs twice in a row), and with the run's position (#3) when they
 // share a second too, so that no two ticks read the same.
-std::vector<std::string> trend_tick_labels(const std::vector<TrendPoint>& points) {
+std::vector<std::string> trend_tick_labels(const std::vector<ledger::SeriesPoint>& points) {
   const auto labels_with = [&](bool seconds) {
     std::vector<std::string> labels;
-    for (const TrendPoint& p : points) labels.push_back(short_date(p.time, seconds));
+    for (const ledger::SeriesPoint& p : points) labels.push_back(short_date(p.time, seconds));
     return labels;
   };
   const auto unique = [](std::vector<std::string> labels) {
@@ -49,7 +49,7 @@ std::vector<const Trend*> charted_trends(const ReportInput& input) {
   if (trends.size() <= k_max_charted_cases) return trends;
   const auto moved = [](const Trend* t) {
     if (t->points.size() < 2) return -1.0;
-    const double before = t->points[t->points.size() - 2].value, now = t->points.back().value;
+    const double before = t->points[t->points.size() - 2].centre, now = t->points.back().centre;
     return before != 0 ? std::abs(now / before - 1) : std::abs(now - before);
   };
   std::vector<std::pair<double, const Trend*>> ranked;
@@ -83,7 +83,7 @@ ChartGroup trend_charts(const ReportInput& input) {
   for (const Trend* trend_ptr : charted_trends(input)) {
     const Trend& trend = *trend_ptr;
     std::vector<double> values;
-    for (const TrendPoint& p : trend.points) values.push_back(p.high);
+    for (const ledger::SeriesPoint& p : trend.points) values.push_back(p.max);
     const DisplayUnit shown = display_unit(max_abs(values), trend.unit);
     LineChart chart;
     chart.title = trend.bench + (trend.params.empty() ? "" : " " + params_text(trend.params));
@@ -94,17 +94,17 @@ ChartGroup trend_charts(const ReportInput& input) {
     ChartSeries base{"base run", {}, false};
     ChartSeries reported{"reported run", {}, false};
     for (std::size_t i = 0; i < trend.points.size(); ++i) {
-      const TrendPoint& tp = trend.points[i];
+      const ledger::SeriesPoint& tp = trend.points[i];
       ChartPoint p;
       p.x = static_cast<double>(i);
-      p.y = tp.value * shown.factor;
-      if (tp.low != tp.value || tp.high != tp.value) {
-        p.low = tp.low * shown.factor;
-        p.high = tp.high * shown.factor;
+      p.y = tp.centre * shown.factor;
+      if (tp.min != tp.centre || tp.max != tp.centre) {
+        p.low = tp.min * shown.factor;
+        p.high = tp.max * shown.factor;
       }
       p.tip = fmt::format("{} {}{}: {}", display_time(tp.time), tp.run_id,
                           tp.label ? " (" + *tp.label + ")" : "",
-                          format_quantity(tp.value, trend.unit));
+                          format_quantity(tp.centre, trend.unit));
       if (tp.run_id == base_id) base.points.push_back(p);
       if (highlighted.count(tp.run_id) != 0) reported.points.push_back(p);
       line.points.push_back(std::move(p));

@@ -15,19 +15,6 @@ struct RunInfo {
   GitState git;
 };
 
-TrendPoint point_of(const std::string& run_id, const RunInfo& run, const Metric& metric) {
-  TrendPoint p;
-  p.run_id = run_id;
-  p.time = run.time;
-  p.label = run.label;
-  p.commit = run.git.commit;
-  p.dirty = run.git.dirty.value_or(false);
-  p.value = metric.value;
-  p.low = metric.samples && !metric.samples->empty() ? metric.summary.min : metric.value;
-  p.high = metric.samples && !metric.samples->empty() ? metric.summary.max : metric.value;
-  return p;
-}
-
 }  // namespace
 
 std::vector<Trend> collect_history(const ledger::Store& store, const std::vector<RunData>& runs,
@@ -35,7 +22,7 @@ std::vector<Trend> collect_history(const ledger::Store& store, const std::vector
   // The cases to follow, in report order; the newest reported run decides a case's metric.
   std::vector<std::string> order;
   std::map<std::string, Trend> trends;
-  std::map<std::string, std::deque<TrendPoint>> points;
+  std::map<std::string, std::deque<ledger::SeriesPoint>> points;
   for (const RunData& data : runs) {
     for (const ResultRecord& r : data.results) {
       const auto metric = r.metrics.find(r.primary);
@@ -62,8 +49,8 @@ std::vector<Trend> collect_history(const ledger::Store& store, const std::vector
     if (trend == trends.end()) return;
     const auto metric = r.metrics.find(trend->second.metric);
     if (metric == r.metrics.end() || metric->second.unit != trend->second.unit) return;
-    std::deque<TrendPoint>& q = points[trend->first];
-    q.push_back(point_of(run_id, info, metric->second));
+    std::deque<ledger::SeriesPoint>& q = points[trend->first];
+    q.push_back(ledger::series_point(run_id, info.time, info.label, info.git, metric->second));
     if (q.size() > history) q.pop_front();
   };
   // Records of a run follow its run record in one batch; stop at the first run record after
@@ -105,17 +92,8 @@ void mark_change_points(std::vector<Trend>& trends, const compare::DetectOptions
   std::vector<ledger::Series> series;
   series.reserve(trends.size());
   for (const Trend& trend : trends) {
-    ledger::Series s{trend.bench, trend.params, trend.metric, trend.unit, trend.better, {}};
-    for (const TrendPoint& tp : trend.points) {
-      ledger::SeriesPoint p;
-      p.run_id = tp.run_id;
-      p.time = tp.time;
-      p.commit = tp.commit;
-      p.dirty = tp.dirty;
-      p.centre = tp.value;
-      s.points.push_back(std::move(p));
-    }
-    series.push_back(std::move(s));
+    series.push_back(
+        {trend.bench, trend.params, trend.metric, trend.unit, trend.better, trend.points});
   }
   std::vector<compare::CaseChanges> found = compare::detect_changes(series, options);
   for (std::size_t i = 0; i < trends.size(); ++i) trends[i].changes = std::move(found[i].changes);

@@ -16,6 +16,7 @@
 
 #include "compare/change_detection.hpp"
 #include "compare/comparison.hpp"
+#include "ledger/history.hpp"
 
 namespace benchledger::report {
 
@@ -25,18 +26,6 @@ struct RunData {
   std::vector<ResultRecord> results;
 };
 
-// One case's primary metric in one run of the ledger's history.
-struct TrendPoint {
-  std::string run_id;
-  std::string time;
-  std::optional<std::string> label;
-  double value = 0;                   // the metric's point estimate (the median of its samples)
-  double low = 0;                     // smallest sample (value when there are no samples)
-  double high = 0;                    // largest sample (value when there are no samples)
-  std::optional<std::string> commit;  // the run's git commit, when recorded
-  bool dirty = false;                 // the run was made from uncommitted changes
-};
-
 // A case's primary metric across the last runs of the ledger that measured it, oldest first.
 struct Trend {
   std::string bench;
@@ -44,7 +33,7 @@ struct Trend {
   std::string metric;
   std::string unit;
   Better better = Better::lower;
-  std::vector<TrendPoint> points;
+  std::vector<ledger::SeriesPoint> points;  // charted: centre, and min to max as whiskers
   // The change points among `points`, as `benchledger detect` finds them (mark_change_points).
   std::vector<compare::DetectedChange> changes;
 };

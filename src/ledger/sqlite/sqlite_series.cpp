@@ -37,6 +37,34 @@ std::string_view column_text(sqlite3_stmt* statement, int column) {
 
 }  // namespace
 
+SeriesStatement series_statement(const SeriesQuery& normalized) {
+  SeriesStatement out;
+  const auto ranges = bench_ranges(normalized.cases);
+  // With bench ranges, the index on bench must drive the query: left to itself, SQLite walks
+  // every result in seq order through records_by_type to spare the sort of ORDER BY, and reads
+  // each row's bench from the table (the whole ledger for one case; docs/history.md, "Speed").
+  out.sql = fmt::format(
+      "SELECT run.seq, run.bytes, r.seq, r.bytes FROM records r{} "
+      "JOIN records run ON run.id = r.run AND run.type = 'run' WHERE r.type = 'result'",
+      ranges ? " INDEXED BY records_by_case" : "");
+  const auto bind_next = [&](std::string value) {
+    out.bindings.push_back(std::move(value));
+    return fmt::format("?{}", out.bindings.size());
+  };
+  if (ranges) {
+    std::string any;
+    for (const auto& [low, high] : *ranges) {
+      any += fmt::format("{}(r.bench >= {} AND r.bench < {})", any.empty() ? "" : " OR ",
+                         bind_next(low), bind_next(high));
+    }
+    out.sql += " AND (" + any + ")";
+  }
+  if (normalized.label) out.sql += " AND run.label = " + bind_next(*normalized.label);
+  if (normalized.since) out.sql += " AND run.time >= " + bind_next(*normalized.since);
+  out.sql += " ORDER BY r.seq";
+  return out;
+}
+
 void SqliteStore::scan_series(
     const SeriesQuery& query,
     const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const {
@@ -52,25 +80,7 @@ void SqliteStore::scan_series(
     if (sqlite3_step(table.get()) != SQLITE_ROW) return;  // no record appended yet
   }
 
-  std::string sql =
-      "SELECT run.seq, run.bytes, r.seq, r.bytes FROM records r "
-      "JOIN records run ON run.id = r.run AND run.type = 'run' WHERE r.type = 'result'";
-  std::vector<std::string> bindings;
-  const auto bind_next = [&](std::string value) {
-    bindings.push_back(std::move(value));
-    return fmt::format("?{}", bindings.size());
-  };
-  if (const auto ranges = bench_ranges(normal.cases)) {
-    std::string any;
-    for (const auto& [low, high] : *ranges) {
-      any += fmt::format("{}(r.bench >= {} AND r.bench < {})", any.empty() ? "" : " OR ",
-                         bind_next(low), bind_next(high));
-    }
-    sql += " AND (" + any + ")";
-  }
-  if (normal.label) sql += " AND run.label = " + bind_next(*normal.label);
-  if (normal.since) sql += " AND run.time >= " + bind_next(*normal.since);
-  sql += " ORDER BY r.seq";
+  const auto [sql, bindings] = series_statement(normal);
 
   const Prepared statement = prepare(db, sql, name);
   for (std::size_t i = 0; i < bindings.size(); ++i) {

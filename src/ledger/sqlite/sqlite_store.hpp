@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <benchledger/ledger.hpp>
 
@@ -16,6 +17,14 @@
 struct sqlite3;
 
 namespace benchledger::ledger::sqlite {
+
+// The statement SqliteStore::scan_series runs for a query whose `since` is normalized
+// (normalized_since), and the texts of its parameters ?1, ?2... in order.
+struct SeriesStatement {
+  std::string sql;
+  std::vector<std::string> bindings;
+};
+SeriesStatement series_statement(const SeriesQuery& normalized);
 
 class SqliteStore final : public ChainedStore {
  public:

@@ -1,6 +1,11 @@
 // A SQLite connection that appends commits durably (WAL, synchronous=FULL), also one that was
-// first opened for reading, whatever default the SQLite build gives new connections.
+// first opened for reading, whatever default the SQLite build gives new connections; and the
+// query for one case's series goes through the index on bench.
 #include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -79,4 +84,48 @@ TEST_CASE("an empty SQLite file read first and then appended to is put in WAL mo
   REQUIRE(sqlite3_open_v2(path.c_str(), &other, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   CHECK(pragma(other, "journal_mode") == "wal");
   sqlite3_close_v2(other);
+}
+
+namespace {
+
+// The query plan's lines (EXPLAIN QUERY PLAN's detail column) for one case's series.
+std::vector<std::string> series_plan(const std::filesystem::path& file,
+                                     const ledger::SeriesQuery& query) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  const auto statement = ledger::sqlite::series_statement(query);
+  sqlite3_stmt* explain = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + statement.sql).c_str(), -1, &explain,
+                             nullptr) == SQLITE_OK);
+  for (std::size_t i = 0; i < statement.bindings.size(); ++i) {
+    sqlite3_bind_text(explain, static_cast<int>(i + 1), statement.bindings[i].c_str(), -1,
+                      SQLITE_TRANSIENT);
+  }
+  std::vector<std::string> lines;
+  while (sqlite3_step(explain) == SQLITE_ROW) {
+    lines.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(explain, 3)));
+  }
+  sqlite3_finalize(explain);
+  sqlite3_close(db);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("one case's series is read through the index on bench, not by walking every result") {
+  const ScratchDir dir;
+  const auto file = dir / "ledger.db";
+  const auto store = ledger::open_store("sqlite:" + file.string());
+  store->append(fresh_batch("nightly", 3));
+  ledger::SeriesQuery query;
+  query.cases = {"executors/sort"};
+  for (const bool labelled : {false, true}) {
+    if (labelled) query.label = "nightly";
+    const auto plan = series_plan(file, query);
+    std::string text;
+    for (const auto& line : plan) text += line + '\n';
+    INFO(text);
+    CHECK(text.find("USING INDEX records_by_case (bench>? AND bench<?)") != std::string::npos);
+    CHECK(text.find("records_by_type") == std::string::npos);
+  }
 }

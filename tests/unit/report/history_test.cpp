@@ -43,7 +43,7 @@ const Trend& trend_of(const std::vector<Trend>& trends, const std::string& bench
 
 std::vector<std::string> run_ids(const Trend& trend) {
   std::vector<std::string> ids;
-  for (const TrendPoint& p : trend.points) ids.push_back(p.run_id);
+  for (const ledger::SeriesPoint& p : trend.points) ids.push_back(p.run_id);
   return ids;
 }
 
@@ -67,9 +67,9 @@ TEST_CASE("a trend holds the last N runs that measured the case, oldest first, e
         return r.bench == "postgres/tpcb" && to_string(r.params.at("clients")) == "20";
       });
   const Metric& m = r8.metrics.at("throughput");
-  CHECK(t.points[1].value == m.value);
-  CHECK(t.points[1].low == m.summary.min);
-  CHECK(t.points[1].high == m.summary.max);
+  CHECK(t.points[1].centre == m.value);
+  CHECK(t.points[1].min == m.summary.min);
+  CHECK(t.points[1].max == m.summary.max);
   CHECK(t.points[1].time == history[8].run.header.time);
 }
 

@@ -40,8 +40,14 @@ std::vector<Trend> trends_of(const std::vector<RunData>& history) {
       for (const ResultRecord& h : data.results) {
         if (h.bench != r.bench || h.params != r.params) continue;
         const Metric& hm = h.metrics.at(r.primary);
-        trend.points.push_back({data.run.header.id, data.run.header.time, data.run.label, hm.value,
-                                hm.summary.min, hm.summary.max, data.run.git.commit, false});
+        ledger::SeriesPoint& p = trend.points.emplace_back();
+        p.run_id = data.run.header.id;
+        p.time = data.run.header.time;
+        p.label = data.run.label;
+        p.commit = data.run.git.commit;
+        p.centre = hm.value;
+        p.min = hm.summary.min;
+        p.max = hm.summary.max;
       }
     }
     trends.push_back(std::move(trend));
@@ -308,15 +314,14 @@ TEST_CASE("trend ticks stay distinct when runs share a minute or a second") {
     trend.bench = "t";
     trend.metric = "time";
     trend.unit = "ms";
-    for (std::size_t i = 0; i < times.size(); ++i)
-      trend.points.push_back({"run" + std::to_string(i),
-                              times[i],
-                              {},
-                              1.0 + 0.1 * static_cast<double>(i),
-                              1.0,
-                              2.0,
-                              {},
-                              false});
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      ledger::SeriesPoint& p = trend.points.emplace_back();
+      p.run_id = "run" + std::to_string(i);
+      p.time = times[i];
+      p.centre = 1.0 + 0.1 * static_cast<double>(i);
+      p.min = 1.0;
+      p.max = 2.0;
+    }
     input.trends = {trend};
     std::vector<std::string> ticks;
     for (const SvgChart& chart : charts_of(render_html(input))) {

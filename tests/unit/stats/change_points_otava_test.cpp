@@ -1,9 +1,6 @@
 // e_divisive_change_points finds the change points Apache Otava finds on generated series
 // (otava_oracle.py, run under the project's .venv), and fewer false ones.
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -11,50 +8,21 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/change_points.hpp"
+#include "unit/stats/change_point_oracles.hpp"
 
 namespace st = benchledger::stats;
+using benchledger::test::indices;
+using benchledger::test::near_step;
+using benchledger::test::on_outlier;
 using nlohmann::json;
 
 namespace {
 
 // Runs tests/unit/stats/otava_oracle.py once per process and returns its answers.
 const json& oracle() {
-  static const json answers = [] {
-    const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
-    if (source == nullptr) FAIL("BENCHLEDGER_SOURCE_DIR must be set (ctest sets it)");
-    // Otava's own environment (tools/otava-requirements.txt), apart from the scipy oracles'.
-    const std::string python = std::string(source) + "/.venv-otava/bin/python3";
-    const std::filesystem::path out = std::filesystem::current_path() / "otava_oracle.json";
-    const std::string command =
-        "'" + python + "' '" + source + "/tests/unit/stats/otava_oracle.py' '" + out.string() + "'";
-    if (std::system(command.c_str()) != 0) {
-      FAIL("the Otava oracle failed (tools/setup installs apache-otava into .venv-otava): "
-           << command);
-    }
-    std::ifstream in(out);
-    return json::parse(in);
-  }();
+  static const json answers = benchledger::test::run_change_point_oracle(
+      ".venv-otava", "otava_oracle.py", {}, "otava_oracle.json", "apache-otava");
   return answers;
-}
-
-std::vector<std::size_t> indices(const std::vector<st::ChangePoint>& points) {
-  std::vector<std::size_t> out;
-  for (const auto& p : points) out.push_back(p.index);
-  return out;
-}
-
-// A change point within 2 points of a real step finds it; any other is false.
-bool near_step(std::size_t index, const std::vector<std::size_t>& steps) {
-  return std::any_of(steps.begin(), steps.end(),
-                     [&](std::size_t s) { return (index > s ? index - s : s - index) <= 2; });
-}
-
-st::ChangePointOptions options_of(const json& o) {
-  st::ChangePointOptions options;
-  options.window = o["window"].get<std::size_t>();
-  options.max_p = o["max_p"].get<double>();
-  options.min_magnitude = 0;
-  return options;
 }
 
 }  // namespace
@@ -75,7 +43,7 @@ TEST_CASE("the Otava oracle covers 50 to 1,000 points, three noises and outliers
 
 TEST_CASE("with Otava's test and merge, the change points are Otava's on every series") {
   const json& o = oracle();
-  auto options = options_of(o);
+  auto options = benchledger::test::oracle_options(o);
   options.test = st::SegmentTest::student;
   options.retest_both_neighbours = false;
   std::size_t differ = 0;
@@ -96,13 +64,9 @@ TEST_CASE("with Otava's test and merge, the change points are Otava's on every s
 TEST_CASE(
     "by default, 98% of the real changes Otava finds are found, with a fifth of its false ones") {
   const json& o = oracle();
-  const auto options = options_of(o);
+  const auto options = benchledger::test::oracle_options(o);
   std::size_t otava_true = 0, otava_false = 0, otava_on_outlier = 0;
   std::size_t found = 0, ours_false = 0, ours_on_outlier = 0;
-  const auto on_outlier = [](std::size_t index, const std::vector<std::size_t>& outliers) {
-    return std::any_of(outliers.begin(), outliers.end(),
-                       [&](std::size_t s) { return index == s || index == s + 1; });
-  };
   for (const json& c : o["cases"]) {
     const auto values = c["values"].get<std::vector<double>>();
     const auto steps = c["steps"].get<std::vector<std::size_t>>();
