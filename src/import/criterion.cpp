@@ -61,8 +61,9 @@ std::vector<double> per_iteration(const json& iters, const json& times, const st
   std::vector<double> counts, samples;
   for (std::size_t i = 0; i < iters.size(); ++i) {
     const std::string at = path + iters_key + "[" + std::to_string(i) + "]";
-    counts.push_back(number(iters[i], at, origin));
-    if (counts.back() <= 0) fail(origin, at, "expected a positive iteration count");
+    const std::int64_t n = positive_count(iters[i], at, origin);
+    add_count(ops, n, at, origin);
+    counts.push_back(static_cast<double>(n));
   }
   for (std::size_t i = 0; i < times.size(); ++i)
     samples.push_back(number(times[i], path + times_key + "[" + std::to_string(i) + "]", origin));
@@ -70,10 +71,7 @@ std::vector<double> per_iteration(const json& iters, const json& times, const st
     fail(origin, path + times_key,
          "expected " + std::to_string(counts.size()) + " times, one per " + iters_key + ", got " +
              std::to_string(samples.size()));
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    samples[i] /= counts[i];
-    ops += static_cast<std::int64_t>(counts[i]);
-  }
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i] /= counts[i];
   return samples;
 }
 
@@ -232,7 +230,10 @@ ImportedResults read_criterion(const std::filesystem::path& path) {
     std::error_code error;
     for (fs::recursive_directory_iterator it(path, error), end; !error && it != end;
          it.increment(error)) {
-      if (it->is_directory() && it->path().filename() == "new" && is_benchmark_folder(it->path()))
+      // A link that loops or a folder that cannot be read is not a benchmark: passed over.
+      std::error_code unreadable;
+      if (it->is_directory(unreadable) && it->path().filename() == "new" &&
+          is_benchmark_folder(it->path()))
         folders.push_back(it->path());
     }
     if (error) throw Error(path.string() + ": cannot read the folder: " + error.message());

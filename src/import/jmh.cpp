@@ -1,4 +1,6 @@
 // JMH's JSON (`-rf json`) to result records.
+#include <cmath>
+
 #include <benchledger/error.hpp>
 
 #include "import/file_environment.hpp"
@@ -66,11 +68,13 @@ std::vector<double> samples_of(const json& metric, const std::string& path,
         const double value = number(bin[0], bin_path + "[0]", origin);
         const std::int64_t n = count(bin[1], bin_path + "[1]", origin);
         total += value * static_cast<double>(n);
-        calls += n;
+        add_count(calls, n, bin_path + "[1]", origin);
       }
       if (calls == 0) fail(origin, iteration_path, "expected a histogram of at least one call");
       samples.push_back(total / static_cast<double>(calls));
-      ops += calls;
+      if (!std::isfinite(samples.back()))
+        fail(origin, iteration_path, "the histogram's mean is not a finite number");
+      add_count(ops, calls, iteration_path, origin);
     }
   }
   return samples;

@@ -44,6 +44,19 @@ std::int64_t count(const json& value, const std::string& path, const std::string
   return value.get<std::int64_t>();
 }
 
+void add_count(std::int64_t& total, std::int64_t more, const std::string& path,
+               const std::string& origin) {
+  if (__builtin_add_overflow(total, more, &total))
+    fail(origin, path, "the counts add up to more than 2^63");
+}
+
+std::int64_t positive_count(const json& value, const std::string& path, const std::string& origin) {
+  const double n = number(value, path, origin);
+  if (!(n >= 1 && n < 9007199254740992.0) || n != std::floor(n))
+    fail(origin, path, "expected a whole count from 1 to 2^53");
+  return static_cast<std::int64_t>(n);
+}
+
 std::string text(const json& value, const std::string& path, const std::string& origin) {
   if (!value.is_string()) fail(origin, path, "expected a string");
   return value.get<std::string>();

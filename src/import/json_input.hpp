@@ -29,6 +29,12 @@ const json& member(const json& object, const std::string& key, const std::string
 double number(const json& value, const std::string& path, const std::string& origin);
 // A non-negative integer.
 std::int64_t count(const json& value, const std::string& path, const std::string& origin);
+// total += more, refused naming `path` when the sum does not fit a count.
+void add_count(std::int64_t& total, std::int64_t more, const std::string& path,
+               const std::string& origin);
+// A positive whole count written as a number (criterion writes `1.0`), below 2^53 so that it
+// converts exactly.
+std::int64_t positive_count(const json& value, const std::string& path, const std::string& origin);
 std::string text(const json& value, const std::string& path, const std::string& origin);
 // An optional string member of an entry, or `absent` when it is not there.
 std::string text_or(const json& entry, const std::string& key, const std::string& absent,

@@ -353,6 +353,21 @@ TEST_CASE(
   CHECK_THAT(strict.err, Catch::Contains("runtimes.java"));
 }
 
+TEST_CASE("a symbolic link that loops inside target/criterion is passed over, not a crash") {
+  ScratchDir dir;
+  const auto copy = dir.path() / "criterion";
+  std::filesystem::copy(fixture("criterion/base"), copy, std::filesystem::copy_options::recursive);
+  std::filesystem::create_directory_symlink("loop", copy / "loop");
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto result = run_cli({"run", "--import", "criterion", copy.string(), "--ledger",
+                               ledger.string(), "-q", "--format", "json"});
+  INFO(result.err);
+  CHECK(result.status == 0);
+  const auto expected = run_cli({"run", "--import", "criterion", fixture("criterion/base").string(),
+                                 "--dry-run", "-q", "--format", "json"});
+  CHECK(results_of(read_ledger(ledger)).size() == lines_of(expected.out).size() - 1);
+}
+
 TEST_CASE(
     "two outputs of criterion, cargo-criterion and JMH, one benchmark 20% slower: compare flags "
     "exactly it") {
@@ -404,6 +419,9 @@ TEST_CASE(
        R"("times":["x",)", "field \"times[0]\": expected a number"},
       {"criterion", "criterion/base", "sort_256/new/sample.json", R"("iters":)", R"("_":)",
        "field \"iters\": missing"},
+      // More iterations than a count holds: refused, never cast out of range.
+      {"criterion", "criterion/base", "sort_256/new/sample.json", R"("iters":[)",
+       R"("iters":[1e30,)", "field \"iters[0]\": expected a whole count from 1 to 2^53"},
       {"criterion", "criterion/base", "sum/iter/64/new/benchmark.json", R"("group_id":)",
        R"("group":)", "field \"group_id\": missing"},
       {"criterion", "criterion/base", "sum/iter/64/new/benchmark.json", R"({"Elements":64})",
@@ -426,6 +444,10 @@ TEST_CASE(
        "field \"[0].primaryMetric\": missing"},
       {"jmh", "jmh/base.json", "", R"("mode" : "thrpt")", R"("mode" : "fast")",
        "field \"[0].mode\": expected thrpt, avgt, sample or ss, got \"fast\""},
+      // Calls that overflow a count when added: refused, never a signed overflow.
+      {"jmh", "jmh/base.json", "", R"("rawDataHistogram" : [)",
+       R"("rawDataHistogram" : [[[[1, 9223372036854775807], [1, 1]]],)",
+       "rawDataHistogram[0][0][1][1]\": the counts add up to more than 2^63"},
   };
   const auto ledger = dir.path() / "ledger.ndjson";
   REQUIRE(run_cli({"run", "--import", "jmh", fixture("jmh/base.json").string(), "--ledger",
