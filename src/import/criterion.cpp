@@ -43,7 +43,9 @@ std::optional<Throughput> throughput_of(const json& value, const std::string& pa
   if (value.is_null()) return std::nullopt;
   if (!value.is_object() || value.size() != 1)
     fail(origin, path, "expected null or an object such as {\"Elements\": 64}");
-  const auto& [kind, amount] = *value.items().begin();
+  // The one member, by iterator: a binding to `*value.items().begin()` outlives the proxy.
+  const std::string kind = value.begin().key();
+  const json& amount = value.begin().value();
   const double per_iteration = static_cast<double>(count(amount, path + "." + kind, origin));
   if (kind == "Elements") return Throughput{per_iteration, "elements/s"};
   if (kind == "Bytes" || kind == "BytesDecimal") return Throughput{per_iteration, "bytes/s"};
