@@ -1,7 +1,8 @@
 // What `benchledger history CASE` costs on a long ledger (the target in docs/history.md, "Speed"):
 // one case's series out of 100,000 runs of 5 cases each, read through collect_series as the CLI
-// reads it, from SQLite (target: <= 50 ms) and, as the baseline in the same run, from NDJSON (one
-// streaming pass) and all 5 cases from SQLite.
+// reads it, from SQLite's table of points (target: <= 50 ms) and, as baselines in the same run,
+// from SQLite's records (with samples, as `detect` reads), from NDJSON (one streaming pass) and
+// all 5 cases from SQLite.
 // The 600,000-record ledgers are built once (a few minutes) and kept in
 // $TMPDIR/benchledger-bench/ for later runs; delete that folder to rebuild them.
 #include <array>
@@ -73,7 +74,7 @@ class HundredThousandRuns final : public bl::ledger::ImportSource {
 // The two ledgers, built once.
 const fs::path& ledgers() {
   static const fs::path dir =
-      bl::self_bench::kept_ledgers("history-100k-v1", [](const fs::path& building) {
+      bl::self_bench::kept_ledgers("history-100k-v2", [](const fs::path& building) {
         const HundredThousandRuns records;
         bl::ledger::open_store((building / "ledger.ndjson").string())->import(records);
         bl::ledger::open_store("sqlite:" + (building / "ledger.db").string())->import(records);
@@ -84,11 +85,12 @@ const fs::path& ledgers() {
 // One `benchledger history [CASE]` call's reading: open the store, collect the series. A series
 // count or length other than expected fails the benchmark instead of timing the wrong work.
 void history(benchmark::State& state, const fs::path& file, const std::string& scheme,
-             const std::vector<std::string>& cases) {
+             const std::vector<std::string>& cases, bool samples = false) {
   bl::self_bench::warm_page_cache(file);
   const std::string uri = scheme + file.string();
   bl::ledger::HistoryOptions options;
   options.query.cases = cases;
+  options.samples = samples;
   const std::size_t expected_series = cases.empty() ? k_benches.size() : cases.size();
   std::size_t points = 0;
   for (auto _ : state) {
@@ -109,6 +111,12 @@ void BM_SqliteHistoryOneCase100k(benchmark::State& state) {
   history(state, ledgers() / "ledger.db", "sqlite:", {"sort/uniform"});
 }
 BENCHMARK(BM_SqliteHistoryOneCase100k)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same case with each point's samples, as `detect` reads it: from the records, not the points.
+void BM_SqliteHistoryOneCase100kRecords(benchmark::State& state) {
+  history(state, ledgers() / "ledger.db", "sqlite:", {"sort/uniform"}, true);
+}
+BENCHMARK(BM_SqliteHistoryOneCase100kRecords)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_SqliteHistoryAllCases100k(benchmark::State& state) {
   history(state, ledgers() / "ledger.db", "sqlite:", {});

@@ -115,6 +115,32 @@ struct SeriesQuery {
   std::optional<std::string> since;   // RFC 3339 time or date (2026-11-01): runs at or after it
 };
 
+// One run's value of a case's metric: a point of `history`, `detect` and the report's trends.
+struct SeriesPoint {
+  std::string run_id;
+  std::string time;                   // the run's time
+  std::optional<std::string> label;   // the run's label
+  std::optional<std::string> commit;  // the run's git commit, when recorded
+  bool dirty = false;                 // made from uncommitted changes
+  double centre = 0;                  // the metric's value: the median of its samples
+  double low = 0, high = 0;           // 95% interval of the median (stats::median_interval)
+  double min = 0, max = 0;            // the metric's recorded range (the centre without samples)
+  std::int64_t samples = 1;           // samples behind the centre (1 for a single value)
+  std::vector<double> values;         // the samples, sorted (empty when read from a store's
+                                      // point columns, which keep the summary alone)
+};
+
+// A point with the result and the case it belongs to, as a store keeps it in columns.
+struct StoredPoint {
+  std::int64_t position = 0;  // the result's position in the ledger
+  std::string result_id;
+  std::string bench;
+  Params params;
+  std::string metric, unit;
+  Better better = Better::lower;
+  SeriesPoint point;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -165,6 +191,13 @@ class Store {
   virtual void scan_series(
       const SeriesQuery& query,
       const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const;
+  // The points of `metric` (each result's primary metric when nullopt) in the results a
+  // SeriesQuery selects, without their samples, read from columns the store keeps for them
+  // rather than from the records: case after case, each case's points in the order appended.
+  // Returns false, having visited nothing, when the store keeps no such columns (the default);
+  // scan_series() is then the way.
+  virtual bool scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
+                           const std::function<void(StoredPoint&& point)>& visit) const;
   // Every note, in the order appended.
   virtual std::vector<NoteRecord> notes() const = 0;
 

@@ -208,6 +208,8 @@ nlohmann::ordered_json to_json(const Env& env);
 nlohmann::ordered_json to_json(const Metric& metric);
 nlohmann::ordered_json to_json(const ParamValue& value);
 Env env_from_json(const nlohmann::json& json);  // throws Error naming the field
+// A result's params from their JSON object, as a record's are read; throws Error naming the field.
+Params params_from_json(const nlohmann::json& json);
 
 // `bench` plus canonical params: the identity of a case, e.g. `sort/uniform{"n":2000}`.
 std::string case_key(const std::string& bench, const Params& params);

@@ -36,6 +36,7 @@ int run_detect(DetectCliOptions options) {
       options.test == "student" ? stats::SegmentTest::student : stats::SegmentTest::rank;
   const auto store =
       ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
+  options.history.samples = true;  // the tests split each run's samples, not its centre alone
   const auto series = ledger::collect_series(*store, options.history);
   for (const auto& warning : store->warnings()) {
     std::cerr << "benchledger: warning: " << warning << '\n';

@@ -26,6 +26,11 @@ class ChainedStore : public Store {
   AppendResult import(const ImportSource& records) final;
   std::vector<std::string> warnings() const final { return m_warnings; }
 
+  // The record held as `bytes` at `position`, or IntegrityError naming the ledger and the place
+  // (`LEDGER record 7`, `LEDGER line 7`, `unit` being "record" or "line") and what to run.
+  static Record parse_stored(std::string_view bytes, const std::string& ledger,
+                             std::string_view unit, std::int64_t position);
+
   // One batch being written under the store's lock (write_batch()).
   class Batch {
    public:
@@ -58,11 +63,6 @@ class ChainedStore : public Store {
   virtual std::string write_batch(
       const BatchOutline& outline,
       const std::function<std::string(Batch& batch, std::string head)>& body) = 0;
-
-  // The record held as `bytes` at `position`, or IntegrityError naming the ledger and the place
-  // (`LEDGER record 7`, `LEDGER line 7`, `unit` being "record" or "line") and what to run.
-  static Record parse_stored(std::string_view bytes, const std::string& ledger,
-                             std::string_view unit, std::int64_t position);
 
   mutable std::vector<std::string> m_warnings;  // from the last read or write
 };

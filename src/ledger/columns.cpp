@@ -7,6 +7,12 @@
 
 namespace benchledger::ledger {
 
+std::string params_text(const Params& params) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : params) json[key] = to_json(value);
+  return json.dump();
+}
+
 Columns columns_of(const Record& record) {
   Columns columns;
   columns.id = header_of(record).id;
@@ -18,9 +24,7 @@ Columns columns_of(const Record& record) {
   } else if (const auto* result = std::get_if<ResultRecord>(&record)) {
     columns.run = result->run;
     columns.bench = result->bench;
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();
-    for (const auto& [key, value] : result->params) params[key] = to_json(value);
-    columns.params = params.dump();
+    columns.params = params_text(result->params);
   } else if (const auto* note = std::get_if<NoteRecord>(&record)) {
     columns.bench = note->bench;
     columns.target = note->target;

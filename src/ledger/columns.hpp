@@ -21,6 +21,8 @@ struct Columns {
 
 // The columns as the record says them; `params` is the canonical JSON of a result's params.
 Columns columns_of(const Record& record);
+// The canonical JSON of params, as the `params` column holds it.
+std::string params_text(const Params& params);
 
 // `verify` of one database row: its bytes go through the chain, and its stored columns must say
 // what the bytes say (a row edited with the triggers off); each disagreement is a break.

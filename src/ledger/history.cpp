@@ -34,38 +34,92 @@ SeriesPoint series_point(const std::string& run_id, const std::string& time,
   return p;
 }
 
+std::vector<StoredPoint> stored_points(std::int64_t position, const RunRecord& run,
+                                       const ResultRecord& result) {
+  std::vector<StoredPoint> out;
+  out.reserve(result.metrics.size());
+  for (const auto& [name, metric] : result.metrics) {
+    StoredPoint p{position, result.header.id, result.bench,  result.params,
+                  name,     metric.unit,      metric.better, {}};
+    p.point = series_point(run.header.id, run.header.time, run.label, run.git, metric);
+    p.point.values.clear();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
+// The series as they are gathered: one per case, metric and unit, in the order of each one's
+// first point, each holding its newest `last` points.
+class SeriesBuilder {
+ public:
+  explicit SeriesBuilder(std::size_t last) : m_last(last) {}
+
+  void add(std::int64_t position, const std::string& bench, const Params& params,
+           const std::string& metric, const std::string& unit, Better better, SeriesPoint&& point) {
+    const std::string key = case_key(bench, params) + '\n' + metric + '\n' + unit;
+    auto [it, inserted] = m_series.try_emplace(key);
+    Gathered& g = it->second;
+    if (inserted) {
+      g.first = position;
+      g.series = Series{bench, params, metric, unit, better, {}};
+    }
+    g.points.push_back(std::move(point));
+    if (m_last != 0 && g.points.size() > m_last) g.points.pop_front();
+  }
+
+  std::vector<Series> take() {
+    std::vector<Gathered*> order;
+    order.reserve(m_series.size());
+    for (auto& [key, g] : m_series) order.push_back(&g);
+    std::sort(order.begin(), order.end(),
+              [](const Gathered* a, const Gathered* b) { return a->first < b->first; });
+    std::vector<Series> out;
+    out.reserve(order.size());
+    for (Gathered* g : order) {
+      g->series.points.assign(std::make_move_iterator(g->points.begin()),
+                              std::make_move_iterator(g->points.end()));
+      out.push_back(std::move(g->series));
+    }
+    return out;
+  }
+
+ private:
+  struct Gathered {
+    std::int64_t first = 0;  // the position of the series' first point
+    Series series;
+    std::deque<SeriesPoint> points;
+  };
+  std::size_t m_last;
+  std::map<std::string, Gathered> m_series;
+};
+
+}  // namespace
+
 std::vector<Series> collect_series(const Store& store, const HistoryOptions& options) {
   const Invalidated invalidated(store.notes());
-  std::vector<std::string> order;
-  std::map<std::string, Series> series;
-  std::map<std::string, std::deque<SeriesPoint>> points;
+  SeriesBuilder builder(options.last);
+  // Points from the store's columns, when it keeps them and the samples are not needed: they
+  // come case by case, and the builder puts the series back in the order of their first points.
+  if (!options.samples && store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
+        if (invalidated.covers(p.point.run_id, p.result_id, p.bench)) return;
+        builder.add(p.position, p.bench, p.params, p.metric, p.unit, p.better, std::move(p.point));
+      })) {
+    return builder.take();
+  }
+  std::int64_t position = 0;  // results arrive in ledger order: a count orders them
   store.scan_series(options.query, [&](const RunRecord& run, ResultRecord&& result) {
     if (invalidated.covers(run.header.id, result)) return true;
     const std::string& name = options.metric ? *options.metric : result.primary;
     const auto metric = result.metrics.find(name);
     if (metric == result.metrics.end()) return true;
-    const std::string key =
-        case_key(result.bench, result.params) + '\n' + name + '\n' + metric->second.unit;
-    auto [it, inserted] = series.try_emplace(key);
-    if (inserted) {
-      order.push_back(key);
-      it->second =
-          Series{result.bench, result.params, name, metric->second.unit, metric->second.better, {}};
-    }
-    std::deque<SeriesPoint>& q = points[key];
-    q.push_back(series_point(run.header.id, run.header.time, run.label, run.git, metric->second));
-    if (options.last != 0 && q.size() > options.last) q.pop_front();
+    builder.add(++position, result.bench, result.params, name, metric->second.unit,
+                metric->second.better,
+                series_point(run.header.id, run.header.time, run.label, run.git, metric->second));
     return true;
   });
-  std::vector<Series> out;
-  out.reserve(order.size());
-  for (const std::string& key : order) {
-    Series s = std::move(series[key]);
-    auto& q = points[key];
-    s.points.assign(std::make_move_iterator(q.begin()), std::make_move_iterator(q.end()));
-    out.push_back(std::move(s));
-  }
-  return out;
+  return builder.take();
 }
 
 }  // namespace benchledger::ledger

@@ -12,20 +12,6 @@
 
 namespace benchledger::ledger {
 
-// One run's value of a case's metric: a point of `history`, `detect` and the report's trends.
-struct SeriesPoint {
-  std::string run_id;
-  std::string time;                   // the run's time
-  std::optional<std::string> label;   // the run's label
-  std::optional<std::string> commit;  // the run's git commit, when recorded
-  bool dirty = false;                 // made from uncommitted changes
-  double centre = 0;                  // the metric's value: the median of its samples
-  double low = 0, high = 0;           // 95% interval of the median (stats::median_interval)
-  double min = 0, max = 0;            // the metric's recorded range (the centre without samples)
-  std::int64_t samples = 1;           // samples behind the centre (1 for a single value)
-  std::vector<double> values;         // the samples themselves (the centre alone if none)
-};
-
 // The point of `metric` in the run `run_id`, whose time, label and git state are given apart (a
 // reader may keep only those of each run).
 SeriesPoint series_point(const std::string& run_id, const std::string& time,
@@ -46,7 +32,15 @@ struct HistoryOptions {
   SeriesQuery query;
   std::optional<std::string> metric;  // default: each result's primary metric
   std::size_t last = 0;               // keep each series' newest `last` points; 0 keeps all
+  // Whether each point needs its samples (`detect` does); without, a store that keeps points in
+  // columns (Store::scan_points) serves the series from those, and `values` stays empty.
+  bool samples = false;
 };
+
+// The points a result gives, one per metric (in the order of their names), each with its
+// run's fields: what a store keeps in columns for Store::scan_points.
+std::vector<StoredPoint> stored_points(std::int64_t position, const RunRecord& run,
+                                       const ResultRecord& result);
 
 // Every matching series in the order its case first appears, each point from a result that has
 // the metric; results and runs that an `invalidate` note targets are left out. Memory holds the

@@ -26,10 +26,14 @@ struct Invalidated {
     }
   }
 
-  bool covers(const std::string& run_id, const ResultRecord& result) const {
-    if (whole.count(run_id) != 0 || whole.count(result.header.id) != 0) return true;
+  bool covers(const std::string& run_id, const std::string& result_id,
+              const std::string& bench) const {
+    if (whole.count(run_id) != 0 || whole.count(result_id) != 0) return true;
     const auto it = benches.find(run_id);
-    return it != benches.end() && it->second.count(result.bench) != 0;
+    return it != benches.end() && it->second.count(bench) != 0;
+  }
+  bool covers(const std::string& run_id, const ResultRecord& result) const {
+    return covers(run_id, result.header.id, result.bench);
   }
 };
 

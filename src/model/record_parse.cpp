@@ -303,10 +303,7 @@ ResultRecord read_result(const JsonReader& reader) {
   result.run = ulid_field(reader, "run");
   result.bench = reader.string("bench");
   if (result.bench.empty()) reader.fail("bench", "must not be empty");
-  const JsonReader params = reader.object("params");
-  for (const auto& [key, value] : params.json().items()) {
-    result.params[key] = read_param(value, params.path_of(key));
-  }
+  result.params = params_from_json(reader.member("params"));
   const JsonReader metrics = reader.object("metrics");
   for (const auto& [key, value] : metrics.json().items()) {
     result.metrics[key] = read_metric(metrics.object(key));
@@ -341,6 +338,15 @@ NoteRecord read_note(const JsonReader& reader) {
 
 }  // namespace
 }  // namespace model
+
+Params params_from_json(const nlohmann::json& json) {
+  const model::JsonReader reader(json, "params");
+  Params params;
+  for (const auto& [key, value] : json.items()) {
+    params[key] = model::read_param(value, reader.path_of(key));
+  }
+  return params;
+}
 
 Env env_from_json(const nlohmann::json& json) {
   using model::JsonReader;

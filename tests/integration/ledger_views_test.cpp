@@ -213,18 +213,21 @@ TEST_CASE("verify refuses a SQLite ledger whose view was dropped or changed") {
              Catch::Contains("its view benchledger_results is not the one benchledger creates"));
 }
 
-TEST_CASE("a SQLite ledger made before the view verifies, and gets the view with its next append") {
+TEST_CASE(
+    "a SQLite ledger made before the view verifies, and gets the view and the points with its next "
+    "append") {
   ScratchDir dir;
   const std::string db = (dir / "old.db").string();
   const std::string uri = "sqlite:" + db;
   open_store(uri)->append(fresh_batch("nightly", 2));
-  // As the previous version left it: schema version 1, no view.
-  query_sqlite(db, "DROP VIEW benchledger_results; PRAGMA user_version = 1");
+  // As the first version left it: schema version 1, no view and no table of points.
+  query_sqlite(db, "DROP VIEW benchledger_results; DROP TABLE points; PRAGMA user_version = 1");
   CHECK(run_ledger({"verify", "--ledger", uri}).exit_code == 0);
   CHECK(query_sqlite(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'") == Rows{{"0"}});
 
   open_store(uri)->append(fresh_batch("nightly", 1));
-  CHECK(query_sqlite(db, "PRAGMA user_version") == Rows{{"2"}});
+  CHECK(query_sqlite(db, "PRAGMA user_version") == Rows{{"3"}});
+  CHECK(query_sqlite(db, "SELECT count(*) FROM points WHERE metric = 'time'") == Rows{{"3"}});
   CHECK(query_sqlite(db, "SELECT count(*) FROM benchledger_results WHERE metric = 'time'") ==
         Rows{{"3"}});
   CHECK(run_ledger({"verify", "--ledger", uri}).exit_code == 0);

@@ -88,7 +88,54 @@ WHERE r.type = 'result'
            OR (n.target = r.id AND n.bench IS NULL)));
 )sql";
 
-constexpr std::int64_t k_schema_version = 2;  // 1: the table alone; 2: and the views
+// Each result's points, one row per metric, with its run's fields and its case beside them:
+// what `history` reads (Store::scan_points), clustered by case so that one case's series is one
+// range of the file (docs/history.md, "Speed"). Rows are derived from the records in the
+// transaction that appends them, may only describe a result already in the table, and are never
+// changed; `verify` recomputes every row from the records. Version 3 (PRAGMA user_version).
+constexpr const char* k_points_sql = R"sql(
+CREATE TABLE IF NOT EXISTS points (
+  bench TEXT NOT NULL,
+  params TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  result TEXT NOT NULL,
+  is_primary INTEGER NOT NULL,
+  unit TEXT NOT NULL,
+  better TEXT NOT NULL,
+  run TEXT NOT NULL,
+  time TEXT NOT NULL,
+  label TEXT,
+  branch TEXT,
+  git_commit TEXT,
+  dirty INTEGER NOT NULL,
+  centre REAL,
+  low REAL,
+  high REAL,
+  min REAL,
+  max REAL,
+  samples INTEGER NOT NULL,
+  PRIMARY KEY (bench, params, metric, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS points_refuse_update BEFORE UPDATE ON points
+BEGIN
+  SELECT RAISE(ABORT, 'benchledger ledger is append-only: UPDATE of points is refused');
+END;
+CREATE TRIGGER IF NOT EXISTS points_refuse_delete BEFORE DELETE ON points
+BEGIN
+  SELECT RAISE(ABORT, 'benchledger ledger is append-only: DELETE of points is refused');
+END;
+CREATE TRIGGER IF NOT EXISTS points_of_a_result BEFORE INSERT ON points
+WHEN NOT EXISTS (SELECT 1 FROM records WHERE seq = NEW.seq AND type = 'result'
+                 AND id = NEW.result AND run = NEW.run AND bench = NEW.bench
+                 AND params = NEW.params)
+BEGIN
+  SELECT RAISE(ABORT, 'benchledger ledger: a point describes a result already in the ledger');
+END;
+)sql";
+
+// 1: the table alone; 2: and the views; 3: and the points.
+constexpr std::int64_t k_schema_version = 3;
 
 std::int64_t schema_version(sqlite3* db, const std::string& name) {
   Statement query(db, "PRAGMA user_version", name);
@@ -125,14 +172,23 @@ void check_ours(sqlite3* db, const std::string& name) {
 void create_schema(sqlite3* db, const std::string& context) {
   exec(db, k_schema_sql, context);
   exec(db, k_views_sql, context);
+  exec(db, k_points_sql, context);
   exec(db, fmt::format("PRAGMA application_id = {}", k_application_id).c_str(), context);
   exec(db, fmt::format("PRAGMA user_version = {}", k_schema_version).c_str(), context);
 }
 
-void upgrade_schema(sqlite3* db, const std::string& context) {
-  if (schema_version(db, context) >= k_schema_version) return;
+bool has_points(sqlite3* db, const std::string& name) {
+  Statement query(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'points'", name);
+  return query.step();
+}
+
+bool upgrade_schema(sqlite3* db, const std::string& context) {
+  if (schema_version(db, context) >= k_schema_version) return false;
+  const bool made_points = !has_points(db, context);
   exec(db, k_views_sql, context);
+  exec(db, k_points_sql, context);
   exec(db, fmt::format("PRAGMA user_version = {}", k_schema_version).c_str(), context);
+  return made_points;
 }
 
 // Puts the database in WAL mode. On a database still in rollback mode (a new one), the switch
@@ -221,10 +277,11 @@ std::map<std::pair<std::string, std::string>, std::optional<std::string>> schema
 }
 
 // What the store creates, read back from a database made with it in memory: compared object by
-// object, so an edit to k_schema_sql needs no second copy here. `with_views`: version 2.
+// object, so an edit to k_schema_sql needs no second copy here. Version 1, 2 or 3 (the newest for
+// any later one).
 const std::map<std::pair<std::string, std::string>, std::optional<std::string>>& expected_schema(
-    bool with_views) {
-  const auto make = [](bool views) {
+    std::int64_t version) {
+  const auto make = [](std::int64_t made) {
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
       sqlite3_close_v2(db);
@@ -232,7 +289,8 @@ const std::map<std::pair<std::string, std::string>, std::optional<std::string>>&
     }
     try {
       exec(db, k_schema_sql, "the ledger's schema");
-      if (views) exec(db, k_views_sql, "the ledger's schema");
+      if (made >= 2) exec(db, k_views_sql, "the ledger's schema");
+      if (made >= 3) exec(db, k_points_sql, "the ledger's schema");
       auto objects = schema_objects(db, "the ledger's schema");
       sqlite3_close_v2(db);
       return objects;
@@ -241,9 +299,10 @@ const std::map<std::pair<std::string, std::string>, std::optional<std::string>>&
       throw;
     }
   };
-  static const auto table_only = make(false);
-  static const auto with_view = make(true);
-  return with_views ? with_view : table_only;
+  static const auto table_only = make(1);
+  static const auto with_views = make(2);
+  static const auto with_points = make(3);
+  return version <= 1 ? table_only : version == 2 ? with_views : with_points;
 }
 
 }  // namespace
@@ -262,8 +321,9 @@ void verify_file(sqlite3* db, const std::string& name, ChainVerifier& verifier) 
                                 " (the file was changed outside SQLite)");
     }
   }
-  // A file of schema version 1 (written before the views) gets them with its next append.
-  const auto& expected = expected_schema(schema_version(db, name) >= k_schema_version);
+  // A file of an older schema (written before the views or the points) gets what it lacks
+  // with its next append.
+  const auto& expected = expected_schema(schema_version(db, name));
   const auto found = schema_objects(db, name);
   for (const auto& [key, sql] : expected) {
     const auto it = found.find(key);

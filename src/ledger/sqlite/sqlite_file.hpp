@@ -5,8 +5,10 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +54,12 @@ class Statement {
     check(sqlite3_bind_int64(m_statement, index, value));
     return *this;
   }
+  // A double; NaN, which SQLite would store as NULL anyway, as NULL.
+  Statement& bind_real(int index, double value) {
+    check(std::isnan(value) ? sqlite3_bind_null(m_statement, index)
+                            : sqlite3_bind_double(m_statement, index, value));
+    return *this;
+  }
 
   // True while there is a row.
   bool step() {
@@ -71,6 +79,11 @@ class Statement {
 
   std::int64_t integer(int column) const { return sqlite3_column_int64(m_statement, column); }
   bool is_null(int column) const { return sqlite3_column_type(m_statement, column) == SQLITE_NULL; }
+  // A REAL column; NULL reads as NaN (bind_real's inverse).
+  double real(int column) const {
+    return is_null(column) ? std::numeric_limits<double>::quiet_NaN()
+                           : sqlite3_column_double(m_statement, column);
+  }
   std::string_view text(int column) const {
     const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(m_statement, column));
     const int size = sqlite3_column_bytes(m_statement, column);
@@ -105,9 +118,13 @@ void check_ours(sqlite3* db, const std::string& name);
 // transaction that appends the first records. Throws Error prefixed with `context`.
 void create_schema(sqlite3* db, const std::string& context);
 
-// Brings the schema of a file made by an older version up to date (the views for dashboards),
-// inside the transaction of an append. Throws Error prefixed with `context`.
-void upgrade_schema(sqlite3* db, const std::string& context);
+// Brings the schema of a file made by an older version up to date (the views for dashboards, the
+// table of points), inside the transaction of an append; returns true when it made the table of
+// points, which the caller then fills from the records. Throws Error prefixed with `context`.
+bool upgrade_schema(sqlite3* db, const std::string& context);
+
+// Whether the file has the table of points (version 3 and later, unless it was dropped).
+bool has_points(sqlite3* db, const std::string& name);
 
 // Puts the database in WAL mode, retrying while another process creates the same ledger.
 void enter_wal_mode(sqlite3* db, const std::string& name);

@@ -1,68 +1,86 @@
-// SqliteStore::scan_series: the results a SeriesQuery selects, found through the indexes on bench
-// (a range from each glob's literal prefix), label and time, joined to their runs by id.
-#include <sqlite3.h>
-
+// SqliteStore::scan_series and scan_points: the results a SeriesQuery selects, found through the
+// index on bench (a range from each glob's literal prefix) and joined to their runs by id, and
+// their points, read from the table of points in the order of its key.
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <benchledger/error.hpp>
 
 #include "ledger/series_filter.hpp"
+#include "ledger/sqlite/sqlite_file.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
 
 namespace benchledger::ledger::sqlite {
 namespace {
 
-using Prepared = std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)>;
-
-Prepared prepare(sqlite3* db, const std::string& sql, const std::string& name) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    sqlite3_finalize(statement);
-    throw Error(fmt::format("cannot read {}: {}", name, sqlite3_errmsg(db)));
+// A statement being written: its parameters are numbered in the order they are bound.
+struct StatementBuilder {
+  SeriesStatement out;
+  std::string bind(std::string value) {
+    out.bindings.push_back(std::move(value));
+    return fmt::format("?{}", out.bindings.size());
   }
-  return Prepared(statement, &sqlite3_finalize);
-}
-
-std::string_view column_text(sqlite3_stmt* statement, int column) {
-  const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
-  return data == nullptr
-             ? std::string_view()
-             : std::string_view(data,
-                                static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
-}
+  // " AND (column >= ?1 AND column < ?2 OR ...)": the bench ranges, for an index range scan.
+  void bench_ranges(const std::vector<std::pair<std::string, std::string>>& ranges,
+                    const std::string& column) {
+    std::string any;
+    for (const auto& [low, high] : ranges) {
+      any += fmt::format("{}({} >= {} AND {} < {})", any.empty() ? "" : " OR ", column, bind(low),
+                         column, bind(high));
+    }
+    out.sql += " AND (" + any + ")";
+  }
+};
 
 }  // namespace
 
 SeriesStatement series_statement(const SeriesQuery& normalized) {
-  SeriesStatement out;
+  StatementBuilder b;
   const auto ranges = bench_ranges(normalized.cases);
   // With bench ranges, the index on bench must drive the query: left to itself, SQLite walks
   // every result in seq order through records_by_type to spare the sort of ORDER BY, and reads
   // each row's bench from the table (the whole ledger for one case; docs/history.md, "Speed").
-  out.sql = fmt::format(
+  b.out.sql = fmt::format(
       "SELECT run.seq, run.bytes, r.seq, r.bytes FROM records r{} "
       "JOIN records run ON run.id = r.run AND run.type = 'run' WHERE r.type = 'result'",
       ranges ? " INDEXED BY records_by_case" : "");
-  const auto bind_next = [&](std::string value) {
-    out.bindings.push_back(std::move(value));
-    return fmt::format("?{}", out.bindings.size());
-  };
-  if (ranges) {
-    std::string any;
-    for (const auto& [low, high] : *ranges) {
-      any += fmt::format("{}(r.bench >= {} AND r.bench < {})", any.empty() ? "" : " OR ",
-                         bind_next(low), bind_next(high));
-    }
-    out.sql += " AND (" + any + ")";
+  if (ranges) b.bench_ranges(*ranges, "r.bench");
+  if (normalized.label) b.out.sql += " AND run.label = " + b.bind(*normalized.label);
+  if (normalized.since) b.out.sql += " AND run.time >= " + b.bind(*normalized.since);
+  b.out.sql += " ORDER BY r.seq";
+  return std::move(b.out);
+}
+
+SeriesStatement points_statement(const SeriesQuery& normalized,
+                                 const std::optional<std::string>& metric) {
+  StatementBuilder b;
+  // In the order of the table's key, so that SQLite reads one range of it for each bench range
+  // and sorts nothing: each case's points come together, oldest first.
+  b.out.sql =
+      "SELECT bench, params, metric, seq, result, unit, better, run, time, label, git_commit, "
+      "dirty, centre, low, high, min, max, samples FROM points WHERE ";
+  b.out.sql += metric ? "metric = " + b.bind(*metric) : std::string("is_primary = 1");
+  if (const auto ranges = bench_ranges(normalized.cases)) b.bench_ranges(*ranges, "bench");
+  if (normalized.label) b.out.sql += " AND label = " + b.bind(*normalized.label);
+  if (normalized.branch) b.out.sql += " AND branch = " + b.bind(*normalized.branch);
+  if (normalized.since) b.out.sql += " AND time >= " + b.bind(*normalized.since);
+  b.out.sql += " ORDER BY bench, params, metric, seq";
+  return std::move(b.out);
+}
+
+std::unique_ptr<Statement> SqliteStore::series_query(const SeriesStatement& statement) const {
+  sqlite3* db = reader();
+  const std::string name = "cannot read " + m_path.string();
+  if (db == nullptr || !table_exists(db, name)) return nullptr;  // no record appended yet
+  auto query = std::make_unique<Statement>(db, statement.sql.c_str(), name);
+  for (std::size_t i = 0; i < statement.bindings.size(); ++i) {
+    query->bind(static_cast<int>(i + 1), std::string_view(statement.bindings[i]));
   }
-  if (normalized.label) out.sql += " AND run.label = " + bind_next(*normalized.label);
-  if (normalized.since) out.sql += " AND run.time >= " + bind_next(*normalized.since);
-  out.sql += " ORDER BY r.seq";
-  return out;
+  return query;
 }
 
 void SqliteStore::scan_series(
@@ -71,41 +89,80 @@ void SqliteStore::scan_series(
   m_warnings.clear();
   SeriesQuery normal = query;
   normal.since = normalized_since(query.since);
-  sqlite3* db = reader();
-  const std::string name = m_path.string();
-  if (db == nullptr) return;
-  {
-    const Prepared table =
-        prepare(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'", name);
-    if (sqlite3_step(table.get()) != SQLITE_ROW) return;  // no record appended yet
-  }
-
-  const auto [sql, bindings] = series_statement(normal);
-
-  const Prepared statement = prepare(db, sql, name);
-  for (std::size_t i = 0; i < bindings.size(); ++i) {
-    if (sqlite3_bind_text(statement.get(), static_cast<int>(i + 1), bindings[i].data(),
-                          static_cast<int>(bindings[i].size()), SQLITE_STATIC) != SQLITE_OK) {
-      throw Error(fmt::format("cannot read {}: {}", name, sqlite3_errmsg(db)));
-    }
-  }
+  const auto rows = series_query(series_statement(normal));
+  if (!rows) return;
   // A run's results are contiguous in seq order: its record is parsed once for all of them.
   std::int64_t run_seq = 0;
   std::optional<RunRecord> run;
-  for (;;) {
-    const int rc = sqlite3_step(statement.get());
-    if (rc == SQLITE_DONE) return;
-    if (rc != SQLITE_ROW) throw Error(fmt::format("cannot read {}: {}", name, sqlite3_errmsg(db)));
-    if (const std::int64_t seq = sqlite3_column_int64(statement.get(), 0); !run || seq != run_seq) {
-      run = std::get<RunRecord>(parse_row(seq, column_text(statement.get(), 1)));
+  while (rows->step()) {
+    if (const std::int64_t seq = rows->integer(0); !run || seq != run_seq) {
+      run = std::get<RunRecord>(parse_row(seq, rows->text(1)));
       run_seq = seq;
     }
     if (!run_matches(normal, *run)) continue;
-    auto result = std::get<ResultRecord>(
-        parse_row(sqlite3_column_int64(statement.get(), 2), column_text(statement.get(), 3)));
+    auto result = std::get<ResultRecord>(parse_row(rows->integer(2), rows->text(3)));
     if (!case_matches(normal.cases, result.bench, result.params)) continue;
     if (!visit(*run, std::move(result))) return;
   }
+}
+
+bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
+                              const std::function<void(StoredPoint&& point)>& visit) const {
+  m_warnings.clear();
+  SeriesQuery normal = query;
+  normal.since = normalized_since(query.since);
+  sqlite3* db = reader();
+  if (db == nullptr || !table_exists(db, m_path.string())) return true;  // an empty ledger
+  if (!has_points(db, m_path.string())) return false;  // a file from before the points
+  const auto rows = series_query(points_statement(normal, metric));
+  // A case's rows come together: its params are parsed and matched once for all of them.
+  std::string bench, params_json;
+  Params params;
+  bool matches = false;
+  while (rows->step()) {
+    if (rows->text(0) != bench || rows->text(1) != params_json) {
+      bench = rows->text(0);
+      params_json = rows->text(1);
+      try {
+        params = params_from_json(nlohmann::json::parse(params_json));
+      } catch (const std::exception& e) {
+        throw IntegrityError(
+            fmt::format("{}: the params of point {} ({}): {} (run `benchledger "
+                        "ledger verify`)",
+                        m_path.string(), rows->integer(3), params_json, e.what()));
+      }
+      matches = case_matches(normal.cases, bench, params);
+    }
+    if (!matches) continue;
+    StoredPoint p;
+    p.position = rows->integer(3);
+    p.result_id = rows->text(4);
+    p.bench = bench;
+    p.params = params;
+    p.metric = rows->text(2);
+    p.unit = rows->text(5);
+    const auto better = better_from(rows->text(6));
+    if (!better) {
+      throw IntegrityError(
+          fmt::format("{}: point {} says better is {} (run `benchledger ledger "
+                      "verify`)",
+                      m_path.string(), p.position, rows->text(6)));
+    }
+    p.better = *better;
+    p.point.run_id = rows->text(7);
+    p.point.time = rows->text(8);
+    p.point.label = rows->nullable_text(9);
+    p.point.commit = rows->nullable_text(10);
+    p.point.dirty = rows->integer(11) != 0;
+    p.point.centre = rows->real(12);
+    p.point.low = rows->real(13);
+    p.point.high = rows->real(14);
+    p.point.min = rows->real(15);
+    p.point.max = rows->real(16);
+    p.point.samples = rows->integer(17);
+    visit(std::move(p));
+  }
+  return true;
 }
 
 }  // namespace benchledger::ledger::sqlite

@@ -23,6 +23,7 @@
 #include "ledger/ledger_file.hpp"
 
 #include "ledger/sqlite/sqlite_file.hpp"
+#include "ledger/sqlite/sqlite_points.hpp"
 
 namespace benchledger::ledger::sqlite {
 
@@ -132,7 +133,8 @@ class SqliteBatch final : public ChainedStore::Batch {
         m_insert(db,
                  "INSERT INTO records (seq, id, type, time, run, label, bench, params, "
                  "git_commit, target, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                 m_context) {}
+                 m_context),
+        m_points(db, m_name, m_context) {}
 
   void find_present(ImportPlan& plan) override {
     Statement existing(m_db, "SELECT seq, bytes FROM records WHERE id = ?1", m_context);
@@ -163,6 +165,9 @@ class SqliteBatch final : public ChainedStore::Batch {
           .bind(11, std::string_view(record.bytes));
       m_insert.step();
       m_insert.reset();
+      const Record& written = records[record.index];
+      if (const auto* run = std::get_if<RunRecord>(&written)) m_points.run(*run);
+      if (const auto* result = std::get_if<ResultRecord>(&written)) m_points.result(m_seq, *result);
     }
   }
 
@@ -172,6 +177,7 @@ class SqliteBatch final : public ChainedStore::Batch {
   std::string m_context;
   std::int64_t m_seq;  // of the last row
   Statement m_insert;
+  PointWriter m_points;
 };
 
 }  // namespace
@@ -197,8 +203,8 @@ std::string SqliteStore::write_batch(
         return std::string(k_zero_hash);
       }
       create_schema(db, context);
-    } else if (!outline.empty) {
-      upgrade_schema(db, context);
+    } else if (!outline.empty && upgrade_schema(db, context)) {
+      fill_points(db, name, context);  // once, for the records written before the table of points
     }
     std::string head(k_zero_hash);
     std::int64_t seq = 0;
@@ -424,6 +430,7 @@ VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
                       row.nullable_text(7), row.nullable_text(8), row.nullable_text(9)});
           return true;  // on past a bad record: nothing after it may go unchecked
         });
+    if (has_points(db, name)) verify_points(db, name, verifier);
   } catch (const Error& e) {
     // A file too damaged to read on is a break like the others; anything else (a lock held
     // past the busy timeout, say) says nothing about the ledger's integrity.

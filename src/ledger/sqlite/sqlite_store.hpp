@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,11 @@ struct SeriesStatement {
   std::vector<std::string> bindings;
 };
 SeriesStatement series_statement(const SeriesQuery& normalized);
+// The statement SqliteStore::scan_points runs, the same way.
+SeriesStatement points_statement(const SeriesQuery& normalized,
+                                 const std::optional<std::string>& metric);
+
+class Statement;
 
 class SqliteStore final : public ChainedStore {
  public:
@@ -43,6 +50,8 @@ class SqliteStore final : public ChainedStore {
   void scan_series(
       const SeriesQuery& query,
       const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const override;
+  bool scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
+                   const std::function<void(StoredPoint&& point)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
@@ -64,6 +73,9 @@ class SqliteStore final : public ChainedStore {
       const BatchOutline& outline,
       const std::function<std::string(Batch& batch, std::string head)>& body) override;
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
+  // A statement of series_statement() or points_statement(), prepared and bound; nullptr when the
+  // ledger has no records yet.
+  std::unique_ptr<Statement> series_query(const SeriesStatement& statement) const;
 
   std::string m_uri;
   std::filesystem::path m_path;

@@ -1,0 +1,240 @@
+// The SQLite store's table of points: `history` read from it gives what the records give (the
+// NDJSON store, which has no such table, is the reference), a file from before the table is read
+// from its records and gets the table with its next append, the table is as append-only as the
+// records, and `verify` finds a point changed, removed or added outside benchledger.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <catch2/catch.hpp>
+
+#include "ledger/history.hpp"
+#include "ledger/sqlite/sqlite_store.hpp"
+#include "unit/ledger/ledger_support.hpp"
+
+using namespace benchledger;
+using namespace benchledger::testing;
+
+namespace {
+
+// Runs SQL on the file through its own connection; returns SQLite's message, empty on success.
+std::string sql(const std::filesystem::path& file, const std::string& statements) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &message);
+  std::string out = rc == SQLITE_OK ? "" : (message != nullptr ? message : "error");
+  sqlite3_free(message);
+  sqlite3_close(db);
+  return out;
+}
+
+std::int64_t count(const std::filesystem::path& file, const std::string& query) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(statement) == SQLITE_ROW);
+  const std::int64_t n = sqlite3_column_int64(statement, 0);
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return n;
+}
+
+// A ledger's worth of history: three cases over six runs, one with a dirty commit, a label and a
+// branch apart, a run and a bench invalidated, a unit changed midway, a result whose primary
+// metric differs, and values that need every column (a single value, a NaN-free spread).
+std::vector<std::vector<Record>> batches() {
+  std::vector<std::vector<Record>> out;
+  for (int i = 0; i < 6; ++i) {
+    auto batch = fresh_batch(i == 3 ? "other" : "nightly", 3, "c0ffee" + std::to_string(i));
+    auto& run = std::get<RunRecord>(batch[0]);
+    run.git.branch = i == 3 ? "dev" : "main";
+    run.git.dirty = i == 2;
+    for (std::size_t r = 1; r < batch.size(); ++r) {
+      auto& result = std::get<ResultRecord>(batch[r]);
+      const double base = 1000.0 * static_cast<double>(r) + 10.0 * i;
+      result.metrics["time"] = metric_from_samples(i >= 4 && r == 2 ? "us" : "ns", Better::lower,
+                                                   {base * 0.98, base, base * 1.03, base});
+      if (r == 3 && i == 1) result.primary = "throughput";
+      if (r == 1) result.bench = "hash/insert";
+    }
+    out.push_back(std::move(batch));
+  }
+  NoteRecord whole = fresh_note(header_of(out[4][0]).id);
+  whole.kind = NoteKind::invalidate;
+  NoteRecord bench = fresh_note(header_of(out[1][0]).id);
+  bench.kind = NoteKind::invalidate;
+  bench.bench = "hash/insert";
+  out.push_back({whole, bench});
+  return out;
+}
+
+// The series with what differs between two stores (run ids, times) and the samples left out.
+std::vector<std::string> comparable(const std::vector<ledger::Series>& series) {
+  std::vector<std::string> out;
+  for (const auto& s : series) {
+    std::string line = case_key(s.bench, s.params) + " " + s.metric + " " + s.unit;
+    for (const auto& p : s.points) {
+      line += fmt::format(" [{} {} {} {} {} {} {} {} {}]", p.commit.value_or("-"), p.dirty,
+                          p.label.value_or("-"), p.centre, p.low, p.high, p.min, p.max, p.samples);
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+// Every break verify reports, one a line.
+std::string breaks(const ledger::VerifyReport& report) {
+  std::string all;
+  for (const auto& b : report.breaks) all += b.problem + "\n";
+  return all;
+}
+
+std::vector<ledger::HistoryOptions> queries() {
+  std::vector<ledger::HistoryOptions> out(7);
+  out[1].query.cases = {"executors/*"};
+  out[2].query.label = "nightly";
+  out[3].query.branch = "dev";
+  out[4].metric = "throughput";
+  out[5].last = 2;
+  out[6].query.cases = {"hash/insert", "executors/sort{*\"i\":2*"};
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("history read from SQLite's points is what the records give") {
+  const ScratchDir dir;
+  const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
+  const auto sqlite = ledger::open_store("sqlite:" + (dir / "ledger.db").string());
+  for (const auto& batch : batches()) {
+    ndjson->append(batch);
+    sqlite->append(batch);
+  }
+  CHECK(count(dir / "ledger.db", "SELECT count(*) FROM points") == 6 * 3 * 3);
+  bool served = false;
+  CHECK(sqlite->scan_points({}, std::nullopt, [&](ledger::StoredPoint&&) { served = true; }));
+  CHECK(served);
+  CHECK_FALSE(ndjson->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  for (auto options : queries()) {
+    const auto reference = comparable(ledger::collect_series(*ndjson, options));
+    INFO(fmt::format("{}", fmt::join(reference, "\n")));
+    CHECK_FALSE(reference.empty());
+    CHECK(comparable(ledger::collect_series(*sqlite, options)) == reference);
+    options.samples = true;  // the records, as detect reads them
+    CHECK(comparable(ledger::collect_series(*sqlite, options)) == reference);
+  }
+  CHECK(sqlite->verify(std::nullopt).ok);
+}
+
+TEST_CASE("a SQLite ledger from before the points is read from its records, then upgraded") {
+  const ScratchDir dir;
+  const auto file = dir / "ledger.db";
+  const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
+  auto all = batches();
+  {
+    const auto store = ledger::open_store("sqlite:" + file.string());
+    for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+      store->append(all[i]);
+      ndjson->append(all[i]);
+    }
+  }
+  // What a version-2 file is: the same without the table of points.
+  REQUIRE(sql(file, "DROP TABLE points; PRAGMA user_version = 2;").empty());
+  const auto store = ledger::open_store("sqlite:" + file.string());
+  CHECK(store->verify(std::nullopt).ok);
+  CHECK_FALSE(store->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  CHECK(comparable(ledger::collect_series(*store, {})) ==
+        comparable(ledger::collect_series(*ndjson, {})));
+
+  store->append(all.back());  // the notes: the upgrade fills the points from the records
+  ndjson->append(all.back());
+  CHECK(count(file, "PRAGMA user_version") == 3);
+  CHECK(count(file, "SELECT count(*) FROM points") == 6 * 3 * 3);
+  const auto reopened = ledger::open_store("sqlite:" + file.string());
+  CHECK(reopened->verify(std::nullopt).ok);
+  for (const auto& options : queries()) {
+    CHECK(comparable(ledger::collect_series(*reopened, options)) ==
+          comparable(ledger::collect_series(*ndjson, options)));
+  }
+}
+
+TEST_CASE("the table of points is append-only, and verify finds what was done to it anyway") {
+  const ScratchDir dir;
+  const auto file = dir / "ledger.db";
+  const auto store = ledger::open_store("sqlite:" + file.string());
+  const auto batch = fresh_batch("nightly", 2);
+  store->append(batch);
+  const std::string result = header_of(batch[1]).id;
+
+  CHECK_THAT(sql(file, "UPDATE points SET centre = 1"), Catch::Contains("append-only"));
+  CHECK_THAT(sql(file, "DELETE FROM points"), Catch::Contains("append-only"));
+  CHECK_THAT(sql(file,
+                 "INSERT INTO points SELECT bench, params, 'forged', seq + 100, result, "
+                 "is_primary, unit, better, run, time, label, branch, git_commit, dirty, "
+                 "centre, low, high, min, max, samples FROM points LIMIT 1"),
+             Catch::Contains("a point describes a result already in the ledger"));
+  REQUIRE(store->verify(std::nullopt).ok);
+
+  SECTION("a value changed") {
+    REQUIRE(sql(file,
+                "DROP TRIGGER points_refuse_update; UPDATE points SET centre = 1, low = 0 "
+                "WHERE result = '" +
+                    result + "' AND metric = 'time'")
+                .empty());
+    const auto report = store->verify(std::nullopt);
+    CHECK_FALSE(report.ok);
+    CHECK_THAT(breaks(report), Catch::Contains("trigger points_refuse_update is missing") &&
+                                   Catch::Contains(result + "): its point for metric time "
+                                                            "disagrees with its bytes (centre, "
+                                                            "low)"));
+  }
+  SECTION("a point removed") {
+    REQUIRE(sql(file, "DROP TRIGGER points_refuse_delete; DELETE FROM points WHERE result = '" +
+                          result + "' AND metric = 'latency'")
+                .empty());
+    CHECK_THAT(breaks(store->verify(std::nullopt)),
+               Catch::Contains("trigger points_refuse_delete is missing") &&
+                   Catch::Contains("its point for metric latency is missing"));
+  }
+  SECTION("a point added") {
+    REQUIRE(sql(file,
+                "INSERT INTO points SELECT bench, params, 'forged', seq, result, 0, unit, "
+                "better, run, time, label, branch, git_commit, dirty, centre, low, high, "
+                "min, max, samples FROM points LIMIT 1")
+                .empty());
+    const auto report = store->verify(std::nullopt);
+    CHECK_FALSE(report.ok);
+    CHECK_THAT(breaks(report),
+               Catch::Contains("holds a point (metric forged) that the records do not give"));
+  }
+}
+
+TEST_CASE("one case's points are one range of the table, read in its order with nothing sorted") {
+  const ScratchDir dir;
+  const auto file = dir / "ledger.db";
+  ledger::open_store("sqlite:" + file.string())->append(fresh_batch("nightly", 3));
+  ledger::SeriesQuery query;
+  query.cases = {"executors/sort"};
+  query.label = "nightly";
+  const auto statement = ledger::sqlite::points_statement(query, std::nullopt);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* explain = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + statement.sql).c_str(), -1, &explain,
+                             nullptr) == SQLITE_OK);
+  std::string plan;
+  while (sqlite3_step(explain) == SQLITE_ROW) {
+    plan += reinterpret_cast<const char*>(sqlite3_column_text(explain, 3)) + std::string("\n");
+  }
+  sqlite3_finalize(explain);
+  sqlite3_close(db);
+  INFO(plan);
+  CHECK_THAT(plan, Catch::Contains("SEARCH points USING PRIMARY KEY (bench>? AND bench<?)"));
+  CHECK_THAT(plan, !Catch::Contains("TEMP B-TREE"));
+}
