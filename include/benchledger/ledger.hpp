@@ -130,17 +130,25 @@ struct SeriesPoint {
                                       // point columns, which keep the summary alone)
 };
 
-// A point with the result and the case it belongs to, as a store keeps it in columns.
-struct StoredPoint {
-  std::int64_t position = 0;  // the result's position in the ledger
-  std::string result_id;
+// What a series follows: a case's metric in one unit.
+struct SeriesCase {
   std::string bench;
   Params params;
   std::string metric, unit;
   Better better = Better::lower;
+};
+
+// A point with the result and the series it belongs to, as a store keeps it in columns.
+struct StoredPoint {
+  std::int64_t position = 0;  // the result's position in the ledger
+  std::string result_id;
+  // One object for the points of a series that a store reads one after another, so that a
+  // reader can tell a series it has just seen by the pointer.
+  std::shared_ptr<const SeriesCase> series;
   SeriesPoint point;
 };
 
+// A store is used by one thread at a time; processes share a ledger, not a Store object.
 class Store {
  public:
   virtual ~Store() = default;

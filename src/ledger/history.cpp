@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <memory>
 
 #include "ledger/invalidated.hpp"
 #include "stats/median_interval.hpp"
@@ -39,8 +40,11 @@ std::vector<StoredPoint> stored_points(std::int64_t position, const RunRecord& r
   std::vector<StoredPoint> out;
   out.reserve(result.metrics.size());
   for (const auto& [name, metric] : result.metrics) {
-    StoredPoint p{position, result.header.id, result.bench,  result.params,
-                  name,     metric.unit,      metric.better, {}};
+    StoredPoint p;
+    p.position = position;
+    p.result_id = result.header.id;
+    p.series = std::make_shared<const SeriesCase>(
+        SeriesCase{result.bench, result.params, name, metric.unit, metric.better});
     p.point = series_point(run.header.id, run.header.time, run.label, run.git, metric);
     p.point.values.clear();
     out.push_back(std::move(p));
@@ -54,10 +58,17 @@ namespace {
 // first point, each holding its newest `last` points.
 class SeriesBuilder {
  public:
+  struct Gathered {
+    std::int64_t first = 0;  // the position of the series' first point
+    Series series;
+    std::deque<SeriesPoint> points;
+  };
+
   explicit SeriesBuilder(std::size_t last) : m_last(last) {}
 
-  void add(std::int64_t position, const std::string& bench, const Params& params,
-           const std::string& metric, const std::string& unit, Better better, SeriesPoint&& point) {
+  // The series of a case's metric in a unit, made at its first point, at `position`.
+  Gathered& series(std::int64_t position, const std::string& bench, const Params& params,
+                   const std::string& metric, const std::string& unit, Better better) {
     const std::string key = case_key(bench, params) + '\n' + metric + '\n' + unit;
     auto [it, inserted] = m_series.try_emplace(key);
     Gathered& g = it->second;
@@ -65,6 +76,11 @@ class SeriesBuilder {
       g.first = position;
       g.series = Series{bench, params, metric, unit, better, {}};
     }
+    return g;
+  }
+
+  // Adds a series' next point, keeping the newest `last`.
+  void add(Gathered& g, SeriesPoint&& point) const {
     g.points.push_back(std::move(point));
     if (m_last != 0 && g.points.size() > m_last) g.points.pop_front();
   }
@@ -86,11 +102,6 @@ class SeriesBuilder {
   }
 
  private:
-  struct Gathered {
-    std::int64_t first = 0;  // the position of the series' first point
-    Series series;
-    std::deque<SeriesPoint> points;
-  };
   std::size_t m_last;
   std::map<std::string, Gathered> m_series;
 };
@@ -101,10 +112,18 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
   const Invalidated invalidated(store.notes());
   SeriesBuilder builder(options.last);
   // Points from the store's columns, when it keeps them and the samples are not needed: they
-  // come case by case, and the builder puts the series back in the order of their first points.
+  // come series by series, and the builder puts the series back in the order of their first
+  // points. A series is looked up once for the run of points that share its SeriesCase.
+  std::shared_ptr<const SeriesCase> current;  // held, so that its address is not reused
+  SeriesBuilder::Gathered* gathered = nullptr;
   if (!options.samples && store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
-        if (invalidated.covers(p.point.run_id, p.result_id, p.bench)) return;
-        builder.add(p.position, p.bench, p.params, p.metric, p.unit, p.better, std::move(p.point));
+        const SeriesCase& c = *p.series;
+        if (invalidated.covers(p.point.run_id, p.result_id, c.bench)) return;
+        if (p.series != current) {
+          gathered = &builder.series(p.position, c.bench, c.params, c.metric, c.unit, c.better);
+          current = std::move(p.series);
+        }
+        builder.add(*gathered, std::move(p.point));
       })) {
     return builder.take();
   }
@@ -114,8 +133,8 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
     const std::string& name = options.metric ? *options.metric : result.primary;
     const auto metric = result.metrics.find(name);
     if (metric == result.metrics.end()) return true;
-    builder.add(++position, result.bench, result.params, name, metric->second.unit,
-                metric->second.better,
+    builder.add(builder.series(++position, result.bench, result.params, name, metric->second.unit,
+                               metric->second.better),
                 series_point(run.header.id, run.header.time, run.label, run.git, metric->second));
     return true;
   });

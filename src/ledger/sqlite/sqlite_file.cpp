@@ -252,8 +252,8 @@ sqlite3* readable(sqlite3* db, const std::filesystem::path& path, bool& writable
   }
   uri += "?immutable=1";
   db = nullptr;
-  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
-      SQLITE_OK) {
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | k_one_thread,
+                      nullptr) != SQLITE_OK) {
     const std::string message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close_v2(db);
     throw Error(fmt::format("cannot open {} read-only: {}", name, message));

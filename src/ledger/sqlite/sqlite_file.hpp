@@ -23,6 +23,10 @@ class ChainVerifier;
 
 namespace benchledger::ledger::sqlite {
 
+// Every connection is used by one thread at a time (a Store is not shared between threads), so
+// SQLite's own mutexes, taken on every call such as each column read, are left out.
+constexpr int k_one_thread = SQLITE_OPEN_NOMUTEX;
+
 constexpr int k_application_id = 0x42454e43;  // "BENC"
 constexpr int k_busy_timeout_ms = 60'000;
 

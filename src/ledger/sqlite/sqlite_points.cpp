@@ -38,14 +38,15 @@ std::vector<PointRow> rows_of(std::int64_t seq, const RunRecord& run, const Resu
   const std::string params = params_text(result.params);
   for (StoredPoint& p : stored_points(seq, run, result)) {
     const SeriesPoint& q = p.point;
-    rows.push_back(PointRow{p.bench,
+    const SeriesCase& c = *p.series;
+    rows.push_back(PointRow{c.bench,
                             params,
-                            p.metric,
+                            c.metric,
                             seq,
                             p.result_id,
-                            p.metric == result.primary ? 1 : 0,
-                            p.unit,
-                            std::string(to_string(p.better)),
+                            c.metric == result.primary ? 1 : 0,
+                            c.unit,
+                            std::string(to_string(c.better)),
                             q.run_id,
                             q.time,
                             q.label,

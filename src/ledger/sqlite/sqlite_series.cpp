@@ -115,40 +115,45 @@ bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std:
   if (db == nullptr || !table_exists(db, m_path.string())) return true;  // an empty ledger
   if (!has_points(db, m_path.string())) return false;  // a file from before the points
   const auto rows = series_query(points_statement(normal, metric));
-  // A case's rows come together: its params are parsed and matched once for all of them.
-  std::string bench, params_json;
-  Params params;
+  // A series' rows come together: its case is parsed and matched once for all of them.
+  std::string bench, params_json, better;
+  std::shared_ptr<const SeriesCase> series;
   bool matches = false;
   while (rows->step()) {
+    const std::int64_t position = rows->integer(3);
     if (rows->text(0) != bench || rows->text(1) != params_json) {
       bench = rows->text(0);
       params_json = rows->text(1);
+      Params params;
       try {
         params = params_from_json(nlohmann::json::parse(params_json));
       } catch (const std::exception& e) {
         throw IntegrityError(
             fmt::format("{}: the params of point {} ({}): {} (run `benchledger "
                         "ledger verify`)",
-                        m_path.string(), rows->integer(3), params_json, e.what()));
+                        m_path.string(), position, params_json, e.what()));
       }
       matches = case_matches(normal.cases, bench, params);
+      series = std::make_shared<const SeriesCase>(SeriesCase{bench, std::move(params), {}, {}, {}});
     }
     if (!matches) continue;
-    StoredPoint p;
-    p.position = rows->integer(3);
-    p.result_id = rows->text(4);
-    p.bench = bench;
-    p.params = params;
-    p.metric = rows->text(2);
-    p.unit = rows->text(5);
-    const auto better = better_from(rows->text(6));
-    if (!better) {
-      throw IntegrityError(
-          fmt::format("{}: point {} says better is {} (run `benchledger ledger "
-                      "verify`)",
-                      m_path.string(), p.position, rows->text(6)));
+    if (rows->text(2) != series->metric || rows->text(5) != series->unit ||
+        rows->text(6) != better) {
+      better = rows->text(6);
+      const auto word = better_from(better);
+      if (!word) {
+        throw IntegrityError(
+            fmt::format("{}: point {} says better is {} (run `benchledger ledger "
+                        "verify`)",
+                        m_path.string(), position, better));
+      }
+      series = std::make_shared<const SeriesCase>(SeriesCase{
+          bench, series->params, std::string(rows->text(2)), std::string(rows->text(5)), *word});
     }
-    p.better = *better;
+    StoredPoint p;
+    p.position = position;
+    p.result_id = rows->text(4);
+    p.series = series;
     p.point.run_id = rows->text(7);
     p.point.time = rows->text(8);
     p.point.label = rows->nullable_text(9);

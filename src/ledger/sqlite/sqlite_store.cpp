@@ -58,11 +58,11 @@ sqlite3* SqliteStore::reader() const {
   }
   check_ledger_kind(m_path, file, st.st_mode);
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+  int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | k_one_thread, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_close_v2(db);
     db = nullptr;
-    rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY | k_one_thread, nullptr);
   }
   if (rc != SQLITE_OK) {
     const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -96,8 +96,8 @@ sqlite3* SqliteStore::writer() {
         throw Error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
     }
     sqlite3* db = nullptr;
-    const int rc =
-        sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    const int rc = sqlite3_open_v2(
+        file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | k_one_thread, nullptr);
     if (rc != SQLITE_OK) {
       const std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
       sqlite3_close_v2(db);
