@@ -194,7 +194,8 @@ class Store {
   // The same, all of them in memory. The default collects scan_results().
   virtual std::vector<ResultRecord> results_of(const std::string& run_id) const;
   // The results a SeriesQuery selects, each with its run, in the order appended (oldest first),
-  // one at a time in constant memory beyond the matching runs; `visit` returns false to stop.
+  // one at a time in constant memory beyond the matching runs; `visit` returns false to stop. A
+  // result belongs to a series only when its run was appended before it (as one pass reads).
   // The default is one pass of scan(); the database stores query their indexes.
   virtual void scan_series(
       const SeriesQuery& query,

@@ -18,18 +18,19 @@ SeriesPoint series_point(const std::string& run_id, const std::string& time,
   p.label = label;
   p.commit = git.commit;
   p.dirty = git.dirty.value_or(false);
-  p.centre = metric.value;
+  // `+ 0.0` makes -0 a plain 0, as a REAL column of the SQLite store's points keeps it.
+  p.centre = metric.value + 0.0;
   if (metric.samples && !metric.samples->empty()) {
     p.values = *metric.samples;
     std::sort(p.values.begin(), p.values.end());
     const stats::MedianInterval interval = stats::median_interval(p.values, 0.95);
-    p.low = interval.low;
-    p.high = interval.high;
-    p.min = metric.summary.min;
-    p.max = metric.summary.max;
+    p.low = interval.low + 0.0;
+    p.high = interval.high + 0.0;
+    p.min = metric.summary.min + 0.0;
+    p.max = metric.summary.max + 0.0;
   } else {
     p.values = {metric.value};
-    p.low = p.high = p.min = p.max = metric.value;
+    p.low = p.high = p.min = p.max = p.centre;
   }
   p.samples = static_cast<std::int64_t>(p.values.size());
   return p;

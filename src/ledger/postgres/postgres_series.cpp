@@ -35,7 +35,7 @@ void PostgresStore::scan_series(
   normal.since = normalized_since(query.since);
   std::string sql =
       "SELECT run.seq, run.bytes, r.seq, r.bytes FROM benchledger_records r "
-      "JOIN benchledger_records run ON run.id = r.run AND run.type = 'run' "
+      "JOIN benchledger_records run ON run.id = r.run AND run.type = 'run' AND run.seq < r.seq "
       "WHERE r.type = 'result'";
   if (const auto ranges = bench_ranges(normal.cases)) {
     // starts_with, not a range: text compares in the database's collation, not byte order.

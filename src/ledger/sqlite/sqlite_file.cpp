@@ -129,8 +129,10 @@ CREATE TRIGGER IF NOT EXISTS points_of_a_result BEFORE INSERT ON points
 WHEN NOT EXISTS (SELECT 1 FROM records WHERE seq = NEW.seq AND type = 'result'
                  AND id = NEW.result AND run = NEW.run AND bench = NEW.bench
                  AND params = NEW.params)
+  OR EXISTS (SELECT 1 FROM points WHERE bench = NEW.bench AND params = NEW.params
+             AND metric = NEW.metric AND seq = NEW.seq)
 BEGIN
-  SELECT RAISE(ABORT, 'benchledger ledger: a point describes a result already in the ledger');
+  SELECT RAISE(ABORT, 'benchledger ledger is append-only: a point is refused unless it is new and its result, run and case are those of a record in the table of records');
 END;
 )sql";
 
@@ -183,8 +185,10 @@ bool has_points(sqlite3* db, const std::string& name) {
 }
 
 bool upgrade_schema(sqlite3* db, const std::string& context) {
-  if (schema_version(db, context) >= k_schema_version) return false;
+  // The table of points is derived from the records: one dropped from a file of version 3
+  // (verify reports that) is made and filled again, like one a file never had.
   const bool made_points = !has_points(db, context);
+  if (!made_points && schema_version(db, context) >= k_schema_version) return false;
   exec(db, k_views_sql, context);
   exec(db, k_points_sql, context);
   exec(db, fmt::format("PRAGMA user_version = {}", k_schema_version).c_str(), context);

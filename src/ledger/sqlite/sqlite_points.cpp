@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "ledger/chained_store.hpp"
 #include "ledger/columns.hpp"
 #include "ledger/history.hpp"
 
@@ -99,9 +98,8 @@ std::optional<T> parsed(std::string_view bytes) {
 
 }  // namespace
 
-PointWriter::PointWriter(sqlite3* db, std::string name, const std::string& context)
-    : m_name(std::move(name)),
-      m_insert(db, k_insert_sql, context),
+PointWriter::PointWriter(sqlite3* db, const std::string& context)
+    : m_insert(db, k_insert_sql, context),
       m_find_run(db, "SELECT seq, bytes FROM records WHERE id = ?1 AND type = 'run'", context) {}
 
 void PointWriter::run(const RunRecord& run) {
@@ -112,12 +110,11 @@ void PointWriter::result(std::int64_t seq, const ResultRecord& result) {
   if (!m_run || m_run->header.id != result.run) {
     m_find_run.bind(1, std::string_view(result.run));
     const bool found = m_find_run.step();
-    if (found) {
-      m_run = std::get<RunRecord>(
-          ChainedStore::parse_stored(m_find_run.text(1), m_name, "record", m_find_run.integer(0)));
-    }
+    std::optional<RunRecord> run;
+    if (found) run = parsed<RunRecord>(m_find_run.text(1));
     m_find_run.reset();
-    if (!found) return;
+    if (!run) return;  // not in the ledger, or a record verify reports: no points, as fill_points
+    m_run = std::move(run);
   }
   for (const PointRow& row : rows_of(seq, *m_run, result)) {
     m_insert.bind(1, std::string_view(row.bench))
@@ -144,10 +141,15 @@ void PointWriter::result(std::int64_t seq, const ResultRecord& result) {
 
 namespace {
 
-// Every result with its run's bytes (NULL when the run is not in the ledger), in ledger order.
-constexpr const char* k_results_sql =
-    "SELECT r.seq, r.bytes, run.bytes FROM records r LEFT JOIN records run ON run.id = r.run AND "
-    "run.type = 'run' WHERE r.type = 'result' ORDER BY r.seq";
+// Every result with its run's bytes (NULL unless the run was appended before it), in ledger
+// order; with `after`, only those after the result at seq ?1.
+std::string results_sql(bool after) {
+  return std::string(
+             "SELECT r.seq, r.bytes, run.bytes FROM records r LEFT JOIN records run ON "
+             "run.id = r.run AND run.type = 'run' AND run.seq < r.seq WHERE r.type = "
+             "'result'") +
+         (after ? " AND r.seq > ?1" : "") + " ORDER BY r.seq";
+}
 
 // The rows the records give for the result in the current row of a k_results_sql query.
 std::vector<PointRow> wanted_rows(const Statement& row) {
@@ -160,9 +162,29 @@ std::vector<PointRow> wanted_rows(const Statement& row) {
 
 }  // namespace
 
-void fill_points(sqlite3* db, const std::string& name, const std::string& context) {
-  PointWriter writer(db, name, context);
-  Statement results(db, k_results_sql, context);
+bool points_current(sqlite3* db, const std::string& context) {
+  Statement last(
+      db,
+      "SELECT r.seq, r.bench, r.params FROM records r JOIN records run ON run.id = r.run "
+      "AND run.type = 'run' AND run.seq < r.seq WHERE r.type = 'result' ORDER BY r.seq "
+      "DESC LIMIT 1",
+      context);
+  if (!last.step()) return true;
+  Statement point(db, "SELECT 1 FROM points WHERE bench = ?1 AND params = ?2 AND seq = ?3",
+                  context);
+  point.bind(1, last.text(1)).bind(2, last.text(2)).bind(3, last.integer(0));
+  return point.step();
+}
+
+void fill_points(sqlite3* db, const std::string& context) {
+  std::int64_t after = 0;
+  {
+    Statement covered(db, "SELECT coalesce(max(seq), 0) FROM points", context);
+    if (covered.step()) after = covered.integer(0);
+  }
+  PointWriter writer(db, context);
+  Statement results(db, results_sql(true).c_str(), context);
+  results.bind(1, after);
   while (results.step()) {
     if (results.is_null(2)) continue;
     const auto result = parsed<ResultRecord>(results.text(1));
@@ -175,7 +197,7 @@ void fill_points(sqlite3* db, const std::string& name, const std::string& contex
 
 void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier) {
   const std::string context = "cannot read " + name;
-  Statement results(db, k_results_sql, context);
+  Statement results(db, results_sql(false).c_str(), context);
   Statement points(
       db,
       "SELECT bench, params, metric, seq, result, is_primary, unit, better, run, time, "

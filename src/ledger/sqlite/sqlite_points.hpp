@@ -17,7 +17,7 @@ namespace benchledger::ledger::sqlite {
 // Inserts the points of results as they are appended, inside the append's transaction.
 class PointWriter {
  public:
-  PointWriter(sqlite3* db, std::string name, const std::string& context);
+  PointWriter(sqlite3* db, const std::string& context);
 
   // A run appended in this transaction: its results that follow need not look it up.
   void run(const RunRecord& run);
@@ -26,16 +26,20 @@ class PointWriter {
   void result(std::int64_t seq, const ResultRecord& result);
 
  private:
-  std::string m_name;
   Statement m_insert;
   Statement m_find_run;
   std::optional<RunRecord> m_run;  // the last run written or looked up
 };
 
-// Fills the table of points from every result already in the table of records (an upgrade to
-// version 3). A record that does not parse gets no points: `verify` reports it, and the append
-// that upgrades the file is not refused for it.
-void fill_points(sqlite3* db, const std::string& name, const std::string& context);
+// Whether the newest result (of a run appended before it) has its points: false when a program
+// that does not know the table (an older benchledger) appended results after it was made.
+bool points_current(sqlite3* db, const std::string& context);
+
+// Fills the table of points from the results after the newest one it holds: every result when
+// the table was just made (an upgrade to version 3), those an older benchledger appended
+// otherwise. A record that does not parse gets no points: `verify` reports it, and the append
+// that fills the table is not refused for it.
+void fill_points(sqlite3* db, const std::string& context);
 
 // `verify` of the table of points: every row must be what the records give, and every point the
 // records give must have its row; each difference is a break.

@@ -12,6 +12,7 @@
 
 #include "ledger/series_filter.hpp"
 #include "ledger/sqlite/sqlite_file.hpp"
+#include "ledger/sqlite/sqlite_points.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
 
 namespace benchledger::ledger::sqlite {
@@ -46,7 +47,8 @@ SeriesStatement series_statement(const SeriesQuery& normalized) {
   // each row's bench from the table (the whole ledger for one case; docs/history.md, "Speed").
   b.out.sql = fmt::format(
       "SELECT run.seq, run.bytes, r.seq, r.bytes FROM records r{} "
-      "JOIN records run ON run.id = r.run AND run.type = 'run' WHERE r.type = 'result'",
+      "JOIN records run ON run.id = r.run AND run.type = 'run' AND run.seq < r.seq "
+      "WHERE r.type = 'result'",
       ranges ? " INDEXED BY records_by_case" : "");
   if (ranges) b.bench_ranges(*ranges, "r.bench");
   if (normalized.label) b.out.sql += " AND run.label = " + b.bind(*normalized.label);
@@ -113,7 +115,9 @@ bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std:
   normal.since = normalized_since(query.since);
   sqlite3* db = reader();
   if (db == nullptr || !table_exists(db, m_path.string())) return true;  // an empty ledger
-  if (!has_points(db, m_path.string())) return false;  // a file from before the points
+  // A file from before the points, or one an older benchledger appended to since: the records
+  // are read until the next append fills the table.
+  if (!has_points(db, m_path.string()) || !points_current(db, m_path.string())) return false;
   const auto rows = series_query(points_statement(normal, metric));
   // A series' rows come together: its case is parsed and matched once for all of them.
   std::string bench, params_json, better;

@@ -178,7 +178,12 @@ TEST_CASE("the table of points is append-only, and verify finds what was done to
                  "INSERT INTO points SELECT bench, params, 'forged', seq + 100, result, "
                  "is_primary, unit, better, run, time, label, branch, git_commit, dirty, "
                  "centre, low, high, min, max, samples FROM points LIMIT 1"),
-             Catch::Contains("a point describes a result already in the ledger"));
+             Catch::Contains("a point is refused unless it is new"));
+  CHECK_THAT(sql(file,
+                 "INSERT OR REPLACE INTO points SELECT bench, params, metric, seq, result, "
+                 "is_primary, unit, better, run, time, label, branch, git_commit, dirty, 1, "
+                 "low, high, min, max, samples FROM points LIMIT 1"),
+             Catch::Contains("a point is refused unless it is new"));
   REQUIRE(store->verify(std::nullopt).ok);
 
   SECTION("a value changed") {
@@ -237,4 +242,71 @@ TEST_CASE("one case's points are one range of the table, read in its order with 
   INFO(plan);
   CHECK_THAT(plan, Catch::Contains("SEARCH points USING PRIMARY KEY (bench>? AND bench<?)"));
   CHECK_THAT(plan, !Catch::Contains("TEMP B-TREE"));
+}
+
+TEST_CASE("a result appended before its run is in no series, from the points or the records") {
+  const ScratchDir dir;
+  const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
+  const auto sqlite = ledger::open_store("sqlite:" + (dir / "ledger.db").string());
+  auto batch = fresh_batch("nightly", 2);
+  std::swap(batch[0], batch[1]);  // result 0, its run, result 1
+  ndjson->import(batch);
+  sqlite->import(batch);
+  for (const bool samples : {false, true}) {
+    ledger::HistoryOptions options;
+    options.samples = samples;
+    const auto series = ledger::collect_series(*sqlite, options);
+    REQUIRE(series.size() == 1);
+    CHECK(series[0].params.at("i") == ParamValue{std::int64_t{1}});
+    CHECK(comparable(series) == comparable(ledger::collect_series(*ndjson, options)));
+  }
+  CHECK(sqlite->verify(std::nullopt).ok);
+}
+
+TEST_CASE("results appended without their points are read from the records, then filled in") {
+  const ScratchDir dir;
+  const auto file = dir / "ledger.db";
+  const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
+  const auto store = ledger::open_store("sqlite:" + file.string());
+  auto all = batches();
+  for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+    store->append(all[i]);
+    ndjson->append(all[i]);
+  }
+  // What an older benchledger leaves: the newest run's results without points.
+  const std::string newest = header_of(all[all.size() - 2][0]).id;
+  REQUIRE(sql(file,
+              "DROP TRIGGER points_refuse_delete; DELETE FROM points WHERE run = '" + newest + "'")
+              .empty());
+  CHECK(count(file, "SELECT count(*) FROM points") == 5 * 3 * 3);
+  CHECK_FALSE(store->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  CHECK(comparable(ledger::collect_series(*store, {})) ==
+        comparable(ledger::collect_series(*ndjson, {})));
+
+  store->append(all.back());
+  ndjson->append(all.back());
+  CHECK(count(file, "SELECT count(*) FROM points") == 6 * 3 * 3);
+  CHECK(store->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  for (const auto& options : queries()) {
+    CHECK(comparable(ledger::collect_series(*store, options)) ==
+          comparable(ledger::collect_series(*ndjson, options)));
+  }
+  const auto report = store->verify(std::nullopt);
+  CHECK(breaks(report) == fmt::format("{}: its trigger points_refuse_delete is missing: the file "
+                                      "was changed outside benchledger, and the table is no "
+                                      "longer append-only\n",
+                                      file.string()));
+}
+
+TEST_CASE("verify reports a table of points made over with other columns, and goes on") {
+  const ScratchDir dir;
+  const auto file = dir / "ledger.db";
+  const auto store = ledger::open_store("sqlite:" + file.string());
+  store->append(fresh_batch("nightly", 2));
+  REQUIRE(sql(file, "DROP TABLE points; CREATE TABLE points (x)").empty());
+  const auto report = store->verify(std::nullopt);
+  CHECK_FALSE(report.ok);
+  CHECK_THAT(breaks(report), Catch::Contains("its table of points cannot be read") &&
+                                 Catch::Contains("its table points is not the one benchledger "
+                                                 "creates"));
 }
