@@ -36,23 +36,6 @@ SeriesPoint series_point(const std::string& run_id, const std::string& time,
   return p;
 }
 
-std::vector<StoredPoint> stored_points(std::int64_t position, const RunRecord& run,
-                                       const ResultRecord& result) {
-  std::vector<StoredPoint> out;
-  out.reserve(result.metrics.size());
-  for (const auto& [name, metric] : result.metrics) {
-    StoredPoint p;
-    p.position = position;
-    p.result_id = result.header.id;
-    p.series = std::make_shared<const SeriesCase>(
-        SeriesCase{result.bench, result.params, name, metric.unit, metric.better});
-    p.point = series_point(run.header.id, run.header.time, run.label, run.git, metric);
-    p.point.values.clear();
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
 namespace {
 
 // The series as they are gathered: one per case, metric and unit, in the order of each one's

@@ -37,11 +37,6 @@ struct HistoryOptions {
   bool samples = false;
 };
 
-// The points a result gives, one per metric (in the order of their names), each with its
-// run's fields: what a store keeps in columns for Store::scan_points.
-std::vector<StoredPoint> stored_points(std::int64_t position, const RunRecord& run,
-                                       const ResultRecord& result);
-
 // Every matching series in the order its case first appears, each point from a result that has
 // the metric; results and runs that an `invalidate` note targets are left out. Memory holds the
 // series (at most `last` points each) and the notes. Throws Error (a bad --since) and what the

@@ -35,17 +35,16 @@ struct PointRow {
 std::vector<PointRow> rows_of(std::int64_t seq, const RunRecord& run, const ResultRecord& result) {
   std::vector<PointRow> rows;
   const std::string params = params_text(result.params);
-  for (StoredPoint& p : stored_points(seq, run, result)) {
-    const SeriesPoint& q = p.point;
-    const SeriesCase& c = *p.series;
-    rows.push_back(PointRow{c.bench,
+  for (const auto& [name, metric] : result.metrics) {
+    const SeriesPoint q = series_point(run.header.id, run.header.time, run.label, run.git, metric);
+    rows.push_back(PointRow{result.bench,
                             params,
-                            c.metric,
+                            name,
                             seq,
-                            p.result_id,
-                            c.metric == result.primary ? 1 : 0,
-                            c.unit,
-                            std::string(to_string(c.better)),
+                            result.header.id,
+                            name == result.primary ? 1 : 0,
+                            metric.unit,
+                            std::string(to_string(metric.better)),
                             q.run_id,
                             q.time,
                             q.label,
@@ -151,14 +150,25 @@ std::string results_sql(bool after) {
          (after ? " AND r.seq > ?1" : "") + " ORDER BY r.seq";
 }
 
-// The rows the records give for the result in the current row of a k_results_sql query.
-std::vector<PointRow> wanted_rows(const Statement& row) {
-  if (row.is_null(2)) return {};
-  const auto result = parsed<ResultRecord>(row.text(1));
-  const auto run = parsed<RunRecord>(row.text(2));
-  if (!result || !run) return {};
-  return rows_of(row.integer(0), *run, *result);
-}
+// The rows the records give for the results of a results_sql() query, row by row; a run's
+// record is parsed once for all of its results.
+class WantedRows {
+ public:
+  std::vector<PointRow> of(const Statement& row) {
+    if (row.is_null(2)) return {};
+    if (row.text(2) != m_run_bytes) {
+      m_run_bytes = row.text(2);
+      m_run = parsed<RunRecord>(m_run_bytes);
+    }
+    const auto result = parsed<ResultRecord>(row.text(1));
+    if (!result || !m_run) return {};
+    return rows_of(row.integer(0), *m_run, *result);
+  }
+
+ private:
+  std::string m_run_bytes;
+  std::optional<RunRecord> m_run;
+};
 
 }  // namespace
 
@@ -186,12 +196,10 @@ void fill_points(sqlite3* db, const std::string& context) {
   Statement results(db, results_sql(true).c_str(), context);
   results.bind(1, after);
   while (results.step()) {
-    if (results.is_null(2)) continue;
-    const auto result = parsed<ResultRecord>(results.text(1));
-    const auto run = parsed<RunRecord>(results.text(2));
-    if (!result || !run) continue;
-    writer.run(*run);
-    writer.result(results.integer(0), *result);
+    if (results.is_null(2)) continue;  // its run came after it: no points
+    // The writer looks each run up once, for all of its results.
+    if (const auto result = parsed<ResultRecord>(results.text(1)))
+      writer.result(results.integer(0), *result);
   }
 }
 
@@ -224,11 +232,12 @@ void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier
                                  row.metric, changed));
   };
   // Both in (seq, metric) order: a merge of the two.
+  WantedRows wanted;
   bool more_points = points.step();
   while (results.step()) {
     const std::int64_t seq = results.integer(0);
     for (; more_points && points.integer(3) < seq; more_points = points.step()) extra(stored_row());
-    for (const PointRow& want : wanted_rows(results)) {
+    for (const PointRow& want : wanted.of(results)) {
       while (more_points && points.integer(3) == seq && points.text(2) < want.metric) {
         extra(stored_row());
         more_points = points.step();

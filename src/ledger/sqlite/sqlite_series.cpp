@@ -119,16 +119,17 @@ bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std:
   // are read until the next append fills the table.
   if (!has_points(db, m_path.string()) || !points_current(db, m_path.string())) return false;
   const auto rows = series_query(points_statement(normal, metric));
-  // A series' rows come together: its case is parsed and matched once for all of them.
-  std::string bench, params_json, better;
-  std::shared_ptr<const SeriesCase> series;
+  // A series' rows come together: its case is parsed and matched once for all of them, and
+  // one SeriesCase made for them.
+  std::string bench, params_json;
+  Params params;
   bool matches = false;
+  std::shared_ptr<const SeriesCase> series;
   while (rows->step()) {
     const std::int64_t position = rows->integer(3);
     if (rows->text(0) != bench || rows->text(1) != params_json) {
       bench = rows->text(0);
       params_json = rows->text(1);
-      Params params;
       try {
         params = params_from_json(nlohmann::json::parse(params_json));
       } catch (const std::exception& e) {
@@ -138,21 +139,20 @@ bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std:
                         m_path.string(), position, params_json, e.what()));
       }
       matches = case_matches(normal.cases, bench, params);
-      series = std::make_shared<const SeriesCase>(SeriesCase{bench, std::move(params), {}, {}, {}});
+      series.reset();
     }
     if (!matches) continue;
-    if (rows->text(2) != series->metric || rows->text(5) != series->unit ||
-        rows->text(6) != better) {
-      better = rows->text(6);
-      const auto word = better_from(better);
-      if (!word) {
+    if (!series || rows->text(2) != series->metric || rows->text(5) != series->unit ||
+        rows->text(6) != to_string(series->better)) {
+      const auto better = better_from(rows->text(6));
+      if (!better) {
         throw IntegrityError(
             fmt::format("{}: point {} says better is {} (run `benchledger ledger "
                         "verify`)",
-                        m_path.string(), position, better));
+                        m_path.string(), position, rows->text(6)));
       }
       series = std::make_shared<const SeriesCase>(SeriesCase{
-          bench, series->params, std::string(rows->text(2)), std::string(rows->text(5)), *word});
+          bench, params, std::string(rows->text(2)), std::string(rows->text(5)), *better});
     }
     StoredPoint p;
     p.position = position;
