@@ -1,30 +1,52 @@
 #!/usr/bin/env bash
-# bench/gate_drift.sh [GATES]: does interleaving keep drift out of the gate's verdicts?
+# bench/gate_drift.sh [GATES]: does the gate decide on a loaded shared runner?
 #
-# In a scratch git repository whose benchmark is a real CPU-bound command (a shell loop), with
-# a background load this script starts and stops (two busy loops switched on and off every
-# LOAD_PERIOD seconds, ended after BUDGET seconds at most), it runs GATES gates of each kind
-# back to back and counts their failures:
-#   1. A/A, sequential   base = head, every base round first (the old way): false failures
-#   2. A/A, interleaved  base = head, rounds alternating: false failures (target: 0)
-#   3. +10%, interleaved head's loop runs 10% more iterations: failures caught (target: all)
-# and prints a Markdown table of the counts. Needs benchledger on PATH, or BENCHLEDGER=PATH.
-# Environment: GATES (default 20), RUNS (runs a side, default 10), ROUNDS (default 5),
-# LOAD_PERIOD (seconds, default 3), BUDGET (seconds, default 1200), LOOP (iterations, 20000),
-# GATE_FLAGS (more flags for every gate, e.g. "--metric cpu" to judge CPU time, not wall time).
+# In a scratch git repository whose benchmark is a real CPU-bound command (a shell loop), beside
+# a background load this script starts (LOAD x the CPU count busy loops, switched on and off every
+# LOAD_PERIOD seconds, so that the machine's speed drifts during a gate), it runs GATES gates of
+# each kind for each load, metric and design, and counts what they said:
+#   kinds    A/A (base = head), +10% (head's loop 10% longer), +30%
+#   designs  each a set of gate flags (DESIGNS, below): by default
+#              pooled5  the gate before paired rounds: 5 interleaved rounds, pooled samples, no
+#                       extra rounds (--design pooled --rounds 5 --budget 0)
+#              paired   the default gate: 10 paired rounds, more pairs while undecided
+#              duet     the default gate with base and head at the same time (--order duet)
+# and prints a Markdown table: how many gates failed (exit 1), how many decided the loop a
+# `regression`, how many were `undecided` (comparison.json's state), and the median and longest
+# gate. Every gate's line goes to OUT/gates.ndjson (kind, load, metric, design, seconds, exit,
+# state, verdict, change), which `benchledger run --import ndjson` can keep in a ledger.
+#
+# Needs benchledger on PATH, or BENCHLEDGER=PATH. Environment: GATES (default 20), LOADS (default
+# "1 2 4": multiples of the CPU count), METRICS (default "wall cpu"), KINDS (default "aa slow10
+# slow30"), DESIGNS (default "pooled5 paired duet"), RUNS (runs a side, default 10), LOAD_PERIOD
+# (seconds, default 3), LOOP (iterations, default 20000), OUT (default: a temporary directory,
+# removed; set it to keep gates.ndjson).
 set -euo pipefail
 
 gates=${1:-${GATES:-20}}
+read -r -a loads <<<"${LOADS:-1 2 4}"
+read -r -a metrics <<<"${METRICS:-wall cpu}"
+read -r -a kinds <<<"${KINDS:-aa slow10 slow30}"
+read -r -a designs <<<"${DESIGNS:-pooled5 paired duet}"
 runs=${RUNS:-10}
-rounds=${ROUNDS:-5}
 period=${LOAD_PERIOD:-3}
-budget=${BUDGET:-1200}
 loop=${LOOP:-20000}
-read -r -a gate_flags <<<"${GATE_FLAGS:-}"
 benchledger=${BENCHLEDGER:-$(command -v benchledger || true)}
 [[ -x $benchledger ]] || { echo "gate_drift.sh: no benchledger (put it on PATH or set BENCHLEDGER)" >&2; exit 2; }
+benchledger=$(realpath "$benchledger")
+
+design_flags() {
+  case $1 in
+    pooled5) echo "--design pooled --rounds 5 --budget 0" ;;
+    paired) echo "" ;;
+    duet) echo "--order duet" ;;
+    *) echo "gate_drift.sh: unknown design $1 (known: pooled5 paired duet)" >&2; exit 2 ;;
+  esac
+}
 
 work=$(mktemp -d)
+out=${OUT:-$work/out}
+mkdir -p "$out"
 # shellcheck source=bench/background_load.sh
 source "$(dirname "${BASH_SOURCE[0]}")/background_load.sh"
 trap 'stop_load; rm -rf "$work"' EXIT
@@ -36,59 +58,86 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 TMPDIR=$work NO_COLOR=1
 git init -q -b main
 git config user.email bench@example.org
 git config user.name bench
-printf 'i=0\nwhile [ $i -lt %d ]; do i=$((i + 1)); done\n' "$loop" >work.sh
-printf '{"gate": {"run": ["--name loop --runs %d --warmup 1 -- sh work.sh"], "rounds": %d}}\n' \
-  "$runs" "$rounds" >benchledger.json
-git add -A && git commit -q -m "base"
-printf 'i=0\nwhile [ $i -lt %d ]; do i=$((i + 1)); done\n' "$((loop * 11 / 10))" >work.sh
-git commit -q -am "head: 10% more iterations"
+body() { printf 'i=0\nwhile [ $i -lt %d ]; do i=$((i + 1)); done\n' "$1"; }
+body "$loop" >work.sh
+printf '{"gate": {"run": ["--name loop --runs %d --warmup 1 -- sh work.sh"]}}\n' "$runs" >benchledger.json
+git add -A && git commit -q -m "base" && git tag base
+body "$((loop * 11 / 10))" >work.sh
+git commit -q -am "head: 10% more iterations" && git tag slow10
+git checkout -q base -- work.sh
+body "$((loop * 13 / 10))" >work.sh
+git commit -q -am "head: 30% more iterations" && git tag slow30
 
-# Two busy loops on and off in turns of `period` seconds: load that changes during a gate,
-# as other jobs on a shared runner do. `timeout` bounds each in time even if this script dies.
-for _ in 1 2; do
-  timeout "$budget" sh -c "while :; do end=\$((\$(date +%s) + $period)); \
-    while [ \$(date +%s) -lt \$end ]; do :; done; sleep $period; done" &
-  load_pids+=($!)
-done
-
-# count BASE HEAD ORDER EXPECTED: how many of $gates gates exit 1 (exit 2 is reported). A gate
-# whose exit is not EXPECTED (0 or 1) has its case's line of comparison.txt kept, to show after
-# the table: the verdict and change of each false alarm or missed slowdown.
-count() {
-  local base=$1 head=$2 order=$3 expected=$4 failed=0 errors=0 status
-  for ((i = 0; i < gates; ++i)); do
-    status=0
-    "$benchledger" gate "$base" "$head" --order "$order" --out "$work/out" "${gate_flags[@]}" \
-      >/dev/null 2>"$work/stderr" || status=$?
-    case $status in
-      0 | 1) [ "$status" = 1 ] && failed=$((failed + 1))
-        if [ "$status" != "$expected" ]; then
-          echo "$order $base..$head, gate $((i + 1)): $(grep -m1 '^loop' "$work/out/comparison.txt")" >>"$work/unexpected"
-        fi ;;
-      *) errors=$((errors + 1)); cat "$work/stderr" >&2 ;;
-    esac
+# LOAD x CPUs busy loops, on and off in turns of `period` seconds: load that changes during a gate,
+# as other jobs on a shared runner do.
+start_load() {
+  local n=$(($1 * $(nproc)))
+  for ((k = 0; k < n; ++k)); do
+    sh -c "while :; do end=\$((\$(date +%s) + $period)); \
+      while [ \$(date +%s) -lt \$end ]; do :; done; sleep $period; done" &
+    load_pids+=($!)
   done
-  echo "$failed $errors"
 }
 
-start=$(date +%s)
-read -r aa_seq aa_seq_errors < <(count HEAD HEAD sequential 0)
-read -r aa_int aa_int_errors < <(count HEAD HEAD interleaved 0)
-read -r slow_int slow_int_errors < <(count HEAD~1 HEAD interleaved 1)
-seconds=$(($(date +%s) - start))
-stop_load
+ledger_line() {
+  python3 - "$@" <<'PY'
+import json, sys
+kind, load, metric, design, seconds, status, path = sys.argv[1:8]
+try:
+    report = json.load(open(path))
+    case = next(c for c in report["cases"] if c["bench"] == "loop")
+    state, verdict, change = report.get("state"), case["verdict"], case["change"]
+except (OSError, ValueError, StopIteration, KeyError):
+    state, verdict, change = "error", "error", None
+print(json.dumps({"case": f"gate_drift/{kind}", "load": int(load), "metric": metric,
+                  "design": design, "seconds": float(seconds), "exit": int(status),
+                  "state": state, "verdict": verdict, "change": change}))
+PY
+}
 
-cat <<TABLE
-| gates ($runs runs a side, $rounds rounds, load switching every ${period} s${GATE_FLAGS:+, $GATE_FLAGS}) | failed | errors |
-|---|---|---|
-| A/A, sequential (every base round first) | $aa_seq of $gates | $aa_seq_errors |
-| A/A, interleaved | $aa_int of $gates | $aa_int_errors |
-| +10% in head, interleaved | $slow_int of $gates | $slow_int_errors |
+started=$(date +%s)
+for load in "${loads[@]}"; do
+  start_load "$load"
+  for metric in "${metrics[@]}"; do
+    for design in "${designs[@]}"; do
+      read -r -a flags <<<"$(design_flags "$design")"
+      for kind in "${kinds[@]}"; do
+        head=base
+        [ "$kind" = aa ] || head=$kind
+        for ((i = 0; i < gates; ++i)); do
+          status=0
+          t0=$(date +%s.%N)
+          "$benchledger" gate base "$head" --metric "$metric" "${flags[@]}" --out "$work/gate" \
+            >/dev/null 2>"$work/stderr" || status=$?
+          t1=$(date +%s.%N)
+          [ "$status" -le 1 ] || cat "$work/stderr" >&2
+          ledger_line "$kind" "$load" "$metric" "$design" "$(awk "BEGIN {print $t1 - $t0}")" "$status" \
+            "$work/gate/comparison.json" >>"$out/gates.ndjson"
+        done
+      done
+    done
+  done
+  stop_load
+done
+seconds=$(($(date +%s) - started))
 
-$((3 * gates)) gates in $seconds s; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end.
-TABLE
-if [ -s "$work/unexpected" ]; then
-  echo
-  echo "The gates whose verdict was not the expected one, with their case's line of comparison.txt:"
-  cat "$work/unexpected"
-fi
+python3 - "$out/gates.ndjson" "$gates" "$runs" "$seconds" <<'PY'
+import collections, json, statistics, sys
+path, gates, runs, seconds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+rows = collections.OrderedDict()
+for line in open(path):
+    g = json.loads(line)
+    rows.setdefault((g["load"], g["metric"], g["design"], g["case"]), []).append(g)
+print(f"| load × CPUs | metric | design | kind | failed | regression | undecided | errors "
+      f"| median s | max s |")
+print("|---|---|---|---|--:|--:|--:|--:|--:|--:|")
+for (load, metric, design, case), gs in rows.items():
+    times = [g["seconds"] for g in gs]
+    print(f"| {load} | {metric} | {design} | {case.split('/')[1]} "
+          f"| {sum(g['exit'] == 1 for g in gs)} of {len(gs)} "
+          f"| {sum(g['verdict'] == 'regression' for g in gs)} "
+          f"| {sum(g['state'] == 'undecided' for g in gs)} "
+          f"| {sum(g['exit'] > 1 for g in gs)} "
+          f"| {statistics.median(times):.1f} | {max(times):.1f} |")
+print(f"\n{runs} runs a side; {seconds} s in all.")
+PY

@@ -18,7 +18,9 @@
 //     "run": ["--name startup --runs 20 -- build/app"],       // `benchledger run` arguments
 //     "prepare": "build/bench --benchmark_out=gb.json",      // shell, before each round
 //     "program": "build/my_benchmarks",                       // who measures; default: the gate
-//     "rounds": 5
+//     "rounds": 10,
+//     "metric": "cpu", "threshold": 5, "fail-on": ["inconclusive"], "allow-missing": false,
+//     "budget": 600, "duet": false, "undecided": "pass", "design": "paired"
 //   }
 // }
 #pragma once
@@ -48,6 +50,16 @@ struct GateSpec {
   // or a `bench-run`. Absent: `benchledger run` of the benchledger running the gate.
   std::optional<std::string> program;
   std::optional<int> rounds;  // 1..1000
+  // How the gate judges (docs/ci-gate.md, "Options"); the command line's flags of the same names
+  // win. Absent: the command line's defaults.
+  std::vector<std::string> metrics;     // "metric": one name or a list (--metric)
+  std::vector<std::string> fail_on;     // "fail-on": verdicts added to the failing ones
+  std::optional<bool> allow_missing;    // "allow-missing"
+  std::optional<double> threshold;      // "threshold": percent, the default for every case
+  std::optional<double> budget;         // "budget": seconds of extra rounds, > 0
+  std::optional<bool> duet;             // "duet": base and head at the same time
+  std::optional<bool> undecided_fails;  // "undecided": "fail" (true) or "pass" (false)
+  std::optional<bool> paired;           // "design": "paired" (true) or "pooled" (false)
 };
 
 struct Config {

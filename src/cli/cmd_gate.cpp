@@ -8,8 +8,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -22,6 +25,8 @@
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
 #include "report/compare_render.hpp"
+#include "report/format.hpp"
+#include "stats/sequential.hpp"
 
 namespace benchledger::cli {
 namespace {
@@ -35,10 +40,59 @@ struct GateCliOptions {
   std::string out = "benchledger-gate";
   std::optional<std::string> ledger;
   std::optional<int> rounds;
-  std::string order = "interleaved";
+  std::optional<std::string> order;   // else duet when gate.duet, else interleaved
+  std::optional<double> budget;       // seconds; else gate.budget
+  std::optional<std::string> design;  // paired or pooled; else gate.design
   bool keep_worktrees = false;
   CompareFlags judging;
+  const CLI::App* command = nullptr;  // which flags were given: they win over benchledger.json
 };
+
+bool given(const GateCliOptions& options, const char* flag) {
+  return options.command != nullptr && options.command->count(flag) > 0;
+}
+
+// How HEAD's benchledger.json and the command line judge the gate: a flag given wins over the
+// gate section's option of the same name, which wins over the flag's default.
+compare::CompareOptions gate_judging(const GateCliOptions& options, const Config& config) {
+  CompareFlags flags = options.judging;
+  const GateSpec& spec = *config.gate;
+  const bool from_file_fail_on = !given(options, "--fail-on") && !spec.fail_on.empty();
+  if (!given(options, "--metric") && !spec.metrics.empty()) flags.metrics = spec.metrics;
+  if (from_file_fail_on) flags.fail_on = spec.fail_on;
+  if (!given(options, "--allow-missing") && spec.allow_missing) {
+    flags.allow_missing = *spec.allow_missing;
+  }
+  if (!given(options, "--threshold") && spec.threshold) flags.threshold = *spec.threshold;
+  compare::CompareOptions judging;
+  try {
+    judging = compare_options_from(flags, config);
+  } catch (const Error& e) {
+    if (!from_file_fail_on) throw;
+    throw Error(fmt::format("benchledger.json: field \"gate.fail-on\": {}", e.what()));
+  }
+  if (!given(options, "--undecided") && spec.undecided_fails) {
+    judging.undecided_fails = *spec.undecided_fails;
+  }
+  return judging;
+}
+
+std::string_view order_name(gate::Order order) {
+  switch (order) {
+    case gate::Order::duet:
+      return "duet";
+    case gate::Order::sequential:
+      return "sequential";
+    case gate::Order::interleaved:
+      break;
+  }
+  return "interleaved";
+}
+
+bool paired_design(const GateCliOptions& options, const Config& config) {
+  if (options.design) return *options.design == "paired";
+  return config.gate->paired.value_or(true);
+}
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -48,7 +102,8 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 int run_gate(const GateCliOptions& options) {
-  const compare::CompareOptions judging_template = compare_options_from(options.judging, Config{});
+  // Checks the flags before anything is checked out.
+  std::ignore = compare_options_from(options.judging, Config{});
   const std::filesystem::path out = std::filesystem::absolute(options.out);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
@@ -66,8 +121,12 @@ int run_gate(const GateCliOptions& options) {
   settings.benchledger = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot find this program's own path: " + ec.message());
   settings.rounds = options.rounds;
-  settings.order =
-      options.order == "sequential" ? gate::Order::sequential : gate::Order::interleaved;
+  settings.budget = options.budget;
+  if (options.order) {
+    settings.order = *options.order == "sequential" ? gate::Order::sequential
+                     : *options.order == "duet"     ? gate::Order::duet
+                                                    : gate::Order::interleaved;
+  }
   settings.keep_worktrees = options.keep_worktrees;
   settings.log = out / "gate.log";
   settings.command = own_arguments();
@@ -77,6 +136,27 @@ int run_gate(const GateCliOptions& options) {
   if (options.keep_worktrees) {
     std::cerr << "gate: worktrees kept under " << settings.work.string() << '\n';
   }
+
+  // Each look compares what was measured so far at its share of alpha (stats::look_level), so
+  // that looking again after every extra pair keeps the false alarms of the whole gate at alpha;
+  // the cases it leaves inconclusive get more pairs.
+  std::vector<compare::ComparisonReport> looks;
+  double alpha = options.judging.alpha;
+  settings.judge = [&](const gate::GateMeasurement& so_far, int look) {
+    compare::CompareOptions judging = gate_judging(options, so_far.head_config);
+    alpha = judging.alpha;
+    judging.alpha = stats::look_level(judging.alpha, look);
+    if (paired_design(options, so_far.head_config)) judging.pairs = so_far.pairs;
+    const compare::Side base{{so_far.base.run}, so_far.base.results};
+    const compare::Side head{{so_far.head.run}, so_far.head.results};
+    looks.push_back(compare::compare_sides(base, head, {}, judging));
+    std::set<std::string> undecided;
+    for (const compare::CaseComparison& c : compare::settle_looks(looks, alpha).cases) {
+      if (c.verdict == compare::Verdict::inconclusive)
+        undecided.insert(case_key(c.bench, c.params));
+    }
+    return undecided;
+  };
 
   const gate::GateMeasurement measured = gate::measure_revisions(settings);
 
@@ -97,12 +177,14 @@ int run_gate(const GateCliOptions& options) {
     store->append(batch);
   }
 
-  compare::CompareOptions judging = judging_template;
-  judging.config = measured.head_config;
-  const compare::Side base{{measured.base.run}, measured.base.results};
-  const compare::Side head{{measured.head.run}, measured.head.results};
-  const std::vector<NoteRecord> notes = store->notes();
-  const compare::ComparisonReport report = compare::compare_sides(base, head, notes, judging);
+  compare::ComparisonReport report = compare::settle_looks(looks, alpha);
+  if (!measured.undecided.empty()) {
+    report.warnings.push_back(fmt::format(
+        "the budget of {:.0f} s for more rounds ended after {} rounds a side ({} planned) with {} "
+        "undecided: set gate.budget or --budget for more",
+        measured.budget, measured.rounds, measured.planned_rounds,
+        report::plural(measured.undecided.size(), "case", "cases")));
+  }
 
   write_file(out / "comparison.md",
              report::fit_comment(report::render_comparison_markdown(report), k_comment_limit,
@@ -114,10 +196,11 @@ int run_gate(const GateCliOptions& options) {
   std::cout.flush();
   if (!std::cout) throw Error("cannot write the comparison to standard output");
   std::cerr << fmt::format(
-      "gate: {} rounds a side, {}; runs {} (base) and {} (head) in {}; "
-      "results in {}\n",
-      measured.rounds, options.order, measured.base.run.header.id, measured.head.run.header.id,
-      store->uri(), out.string());
+      "gate: {}: {} rounds a side ({} planned, {} {}), {}, {:.0f} s; runs {} (base) and {} (head) "
+      "in {}; results in {}\n",
+      compare::to_string(report.state), measured.rounds, measured.planned_rounds, measured.looks,
+      measured.looks == 1 ? "look" : "looks", order_name(measured.order), measured.seconds,
+      measured.base.run.header.id, measured.head.run.header.id, store->uri(), out.string());
   return report.gate_pass ? 0 : 1;
 }
 
@@ -137,17 +220,27 @@ Runner add_gate_command(CLI::App& app) {
       ->default_str("benchledger-gate");
   sub->add_option("--ledger", options->ledger,
                   "keep the two runs in this ledger (default: a fresh ledger.ndjson in --out)");
-  sub->add_option("--rounds", options->rounds,
-                  "rounds a side (default: gate.rounds of benchledger.json, else 5)")
+  sub->add_option(
+         "--rounds", options->rounds,
+         "rounds a side before the first look (default: gate.rounds of benchledger.json, else 10)")
       ->check(CLI::Range(1, 1000));
   sub->add_option("--order", options->order,
-                  "interleaved (base and head alternate) or sequential (every base round first; "
-                  "for contrast only)")
-      ->check(CLI::IsMember({"interleaved", "sequential"}))
-      ->default_str("interleaved");
+                  "interleaved (base and head alternate), duet (both at once, each on half of "
+                  "the CPUs) or sequential (every base round first; for contrast only) "
+                  "(default: duet when gate.duet is true, else interleaved)")
+      ->check(CLI::IsMember({"interleaved", "duet", "sequential"}));
+  sub->add_option("--budget", options->budget,
+                  "seconds of extra rounds for cases still undecided after the planned ones, 0 "
+                  "for none (default: gate.budget, else three times what the planned rounds took)")
+      ->check(CLI::Range(0.0, 7.0 * 24 * 3600));
+  sub->add_option("--design", options->design,
+                  "paired (the signed-rank test of the rounds' pairs) or pooled (the two-sample "
+                  "test of all samples) (default: gate.design, else paired)")
+      ->check(CLI::IsMember({"paired", "pooled"}));
   sub->add_flag("--keep-worktrees", options->keep_worktrees,
                 "keep the checked-out and built revisions (their path is printed)");
   add_compare_flags(*sub, options->judging);
+  options->command = sub;
   sub->footer(
       "reads \"gate\": {\"build\": ..., \"run\": [...]} from HEAD_REV's benchledger.json;\n"
       "docs/ci-gate.md describes the section, the rounds and the CI templates.");

@@ -61,6 +61,11 @@ void add_compare_flags(CLI::App& sub, CompareFlags& flags) {
   sub.add_flag("--allow-missing", flags.allow_missing,
                "a case in BASE only passes the gate (a deliberate removal; a remove note on the "
                "case does the same for one case)");
+  sub.add_option("--undecided", flags.undecided,
+                 "the exit status when a case is inconclusive and nothing fails: pass (exit 0) or "
+                 "fail (exit 1); the title says undecided either way")
+      ->check(CLI::IsMember({"pass", "fail"}))
+      ->default_str("pass");
 }
 
 compare::CompareOptions compare_options_from(const CompareFlags& flags, Config config) {
@@ -72,6 +77,7 @@ compare::CompareOptions compare_options_from(const CompareFlags& flags, Config c
   options.fail_on = parse_fail_on(flags.fail_on);
   options.require_same_env = flags.require_same_env;
   options.allow_missing = flags.allow_missing;
+  options.undecided_fails = flags.undecided == "fail";
   options.config = std::move(config);
   return options;
 }

@@ -22,10 +22,11 @@ struct CompareFlags {
   std::vector<std::string> metrics;
   bool require_same_env = false;
   bool allow_missing = false;
+  std::string undecided = "pass";  // the exit status of an undecided comparison: pass or fail
 };
 
 // --alpha, --threshold, --deterministic-threshold, --fail-on, --metric, --require-same-env,
-// --allow-missing.
+// --allow-missing, --undecided.
 void add_compare_flags(CLI::App& sub, CompareFlags& flags);
 
 // The options compare_sides takes; `config` gives the per-benchmark thresholds. Throws Error

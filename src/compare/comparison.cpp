@@ -229,17 +229,37 @@ std::string side_text(const ComparedSide& side, std::size_t cases) {
 // Why an inconclusive comparison could not have been anything else, and what would do.
 std::string unreachable_remark(const MetricAssessment& a) {
   const std::string samples =
-      a.base_n == a.current_n
+      a.pairs > 0 ? fmt::format("{} pairs of rounds", a.pairs)
+      : a.base_n == a.current_n
           ? fmt::format("{} samples a side", a.base_n)
           : fmt::format("{} base and {} current samples", a.base_n, a.current_n);
-  const std::string need = a.samples_needed
-                               ? fmt::format("need >= {} a side", *a.samples_needed)
-                               : std::string("no sample size up to 1000 a side reaches it");
+  const char* unit = a.pairs > 0 ? "pairs" : "a side";
+  const std::string need = a.samples_needed ? fmt::format("need >= {} {}", *a.samples_needed, unit)
+                                            : fmt::format("no size up to 1000 {} reaches it", unit);
   return fmt::format(
       "{} cannot reach significance among {} {} (smallest attainable p {:.3g}, needed "
       "<= {:.3g}): {}",
       samples, a.comparisons, a.comparisons == 1 ? "comparison" : "comparisons", *a.p_attainable,
       *a.p_needed, need);
+}
+
+// The state, the gate and the method counts from the cases' verdicts.
+void settle_state(ComparisonReport& report) {
+  const bool fails = std::any_of(report.cases.begin(), report.cases.end(),
+                                 [](const CaseComparison& c) { return c.fails_gate; });
+  const bool undecided = report.count(Verdict::inconclusive) > 0;
+  report.state = fails ? GateState::failed : undecided ? GateState::undecided : GateState::passed;
+  report.gate_pass = report.state == GateState::passed ||
+                     (report.state == GateState::undecided && !report.undecided_fails);
+  report.paired_cases = 0;
+  report.pooled_cases = 0;
+  for (const CaseComparison& c : report.cases) {
+    if (c.pairs > 0) {
+      ++report.paired_cases;
+    } else if (c.p) {
+      ++report.pooled_cases;
+    }
+  }
 }
 
 void check_options(const CompareOptions& options) {
@@ -257,6 +277,18 @@ void check_options(const CompareOptions& options) {
 }
 
 }  // namespace
+
+std::string_view to_string(GateState state) {
+  switch (state) {
+    case GateState::failed:
+      return "failed";
+    case GateState::undecided:
+      return "undecided";
+    case GateState::passed:
+      break;
+  }
+  return "passed";
+}
 
 ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
                                std::span<const NoteRecord> notes, const CompareOptions& options) {
@@ -349,6 +381,8 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     CaseComparison comparison;
     Pooled base, current;
     std::vector<double> base_in_current_unit;  // when the unit changed convertibly
+    const RoundCentres* pairs = nullptr;       // options.pairs' entry for this case and metric
+    std::vector<double> base_pairs_in_current_unit;
     const CaseResults* base_case = nullptr;
     const CaseResults* current_case = nullptr;
   };
@@ -432,10 +466,20 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
         cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
                                 cc.base_unit, to_string(item.base.first->better), cc.unit,
                                 to_string(item.current.first->better));
-      } else if (*factor != 1.0) {
-        // ns to us: the same quantity, compared in the current unit.
-        item.base_in_current_unit = item.base.values;
-        for (double& v : item.base_in_current_unit) v *= *factor;
+      } else {
+        if (const auto by_case = options.pairs.find(key); by_case != options.pairs.end()) {
+          const auto by_metric = by_case->second.find(metric);
+          if (by_metric != by_case->second.end()) item.pairs = &by_metric->second;
+        }
+        if (*factor != 1.0) {
+          // ns to us: the same quantity, compared in the current unit.
+          item.base_in_current_unit = item.base.values;
+          for (double& v : item.base_in_current_unit) v *= *factor;
+          if (item.pairs != nullptr) {
+            item.base_pairs_in_current_unit = item.pairs->base;
+            for (double& v : item.base_pairs_in_current_unit) v *= *factor;
+          }
+        }
       }
       pending.push_back(std::move(item));
     }
@@ -456,8 +500,14 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     }
     const std::vector<double>& base_values =
         item.base_in_current_unit.empty() ? item.base.values : item.base_in_current_unit;
-    inputs.push_back({base_values, item.current.values, item.comparison.better,
-                      item.comparison.threshold, item.comparison.deterministic});
+    MetricInput input{base_values, item.current.values, item.comparison.better,
+                      item.comparison.threshold, item.comparison.deterministic};
+    if (item.pairs != nullptr) {
+      input.base_pairs = item.base_pairs_in_current_unit.empty() ? item.pairs->base
+                                                                 : item.base_pairs_in_current_unit;
+      input.current_pairs = item.pairs->current;
+    }
+    inputs.push_back(input);
     compared.push_back(i);
   }
   const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
@@ -472,6 +522,7 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     cc.p_adjusted = a.p_adjusted;
     cc.detectable = a.detectable;
     cc.threshold_only = a.threshold_only;
+    cc.pairs = a.pairs;
     cc.verdict = a.verdict;
     if (a.deterministic) {
       cc.remark = "a deterministic count: only the threshold applies";
@@ -504,10 +555,38 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     cc.fails_gate = failing_verdict && !cc.accepted;
     report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
     report.accepted += cc.accepted ? 1 : 0;
-    report.gate_pass = report.gate_pass && !cc.fails_gate;
     report.cases.push_back(std::move(cc));
   }
+  report.undecided_fails = options.undecided_fails;
+  settle_state(report);
   return report;
+}
+
+ComparisonReport settle_looks(std::span<const ComparisonReport> looks, double alpha) {
+  if (looks.empty()) throw Error("no look to settle");
+  ComparisonReport out = looks.back();
+  out.alpha = alpha;
+  out.looks = looks.size();
+  for (CaseComparison& c : out.cases) {
+    for (const ComparisonReport& look : looks) {
+      const auto decided = std::find_if(look.cases.begin(), look.cases.end(), [&](const auto& d) {
+        return d.bench == c.bench && d.params == c.params && d.metric == c.metric &&
+               d.verdict != Verdict::inconclusive;
+      });
+      if (decided != look.cases.end()) {
+        c = *decided;
+        break;
+      }
+    }
+  }
+  out.counts = {};
+  out.accepted = 0;
+  for (const CaseComparison& c : out.cases) {
+    out.counts[static_cast<std::size_t>(c.verdict)] += 1;
+    out.accepted += c.accepted ? 1 : 0;
+  }
+  settle_state(out);
+  return out;
 }
 
 ComparisonReport compare_sides(const Side& base, const Side& current,

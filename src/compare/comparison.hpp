@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +34,12 @@ struct ComparedSide {
   SideResults results;
 };
 
+// One metric of one case, measured in pairs of rounds: the base's and the current's centre of
+// each round, pair i being base[i] and current[i] (same length).
+struct RoundCentres {
+  std::vector<double> base, current;
+};
+
 struct CompareOptions {
   double alpha = 0.05;      // false discovery rate, and 1 - the intervals' confidence
   double threshold = 0.05;  // fraction; per-benchmark values from config.thresholds win
@@ -49,6 +56,14 @@ struct CompareOptions {
   bool allow_missing = false;
   bool require_same_env = false;  // differing fingerprints throw Error instead of warning
   DecidingTest test = DecidingTest::mann_whitney;
+  // An undecided comparison (a case left inconclusive) fails the gate instead of passing it
+  // under the title "undecided" (gate.undecided: fail).
+  bool undecided_fails = false;
+  // Paired rounds (docs/statistics.md, "Paired rounds and repeated looks"): for a case key
+  // (case_key of bench and params) and a metric, each round's centre on both sides, in the
+  // order the pairs were measured. A metric found here with at least k_min_samples pairs is
+  // judged on the pairs' log-ratios; every other metric on its pooled samples.
+  std::map<std::string, std::map<std::string, RoundCentres>> pairs;
 };
 
 // A selected run as the outputs show it.
@@ -75,7 +90,8 @@ struct CaseComparison {
   std::string unit;       // the current side's (the base's for a missing case)
   std::string base_unit;  // the base side's (the current's for a new case); base_center is in it
   Better better = Better::lower;
-  std::size_t base_n = 0, current_n = 0;              // samples (a single value counts as 1)
+  std::size_t base_n = 0, current_n = 0;  // samples (a single value counts as 1)
+  std::size_t pairs = 0;  // judged on this many pairs of rounds; 0 when on pooled samples
   std::optional<double> base_center, current_center;  // medians; absent on the side lacking it
   std::optional<double> change;                       // current / base - 1
   std::optional<double> ci_low, ci_high;
@@ -95,6 +111,12 @@ struct CaseComparison {
 
 inline constexpr std::size_t k_verdict_count = 7;
 
+// What a comparison says of the change as a whole. passed: every case shown within its threshold,
+// improved, new or accepted; failed: a case fails the gate; undecided: nothing fails, but a case
+// is inconclusive, so a regression of it could not be excluded.
+enum class GateState { passed, failed, undecided };
+std::string_view to_string(GateState state);  // "passed", "failed", "undecided"
+
 struct ComparisonReport {
   std::vector<RunSummary> base;  // newest first; more than one when pooled
   RunSummary current;
@@ -112,7 +134,14 @@ struct ComparisonReport {
   // failed, regression and (unless allow_missing) missing, then what CompareOptions::fail_on
   // added.
   std::vector<Verdict> fail_on;
+  GateState state = GateState::passed;
+  bool undecided_fails = false;  // CompareOptions::undecided_fails
+  // The exit status's verdict: passed, or undecided unless undecided_fails.
   bool gate_pass = true;
+  // How many looks settle_looks() made one report of (1 for a single comparison).
+  std::size_t looks = 1;
+  // Cases judged on pairs of rounds, and on pooled samples (the statistics line names both).
+  std::size_t paired_cases = 0, pooled_cases = 0;
 
   std::size_t count(Verdict verdict) const { return counts[static_cast<std::size_t>(verdict)]; }
 };
@@ -130,5 +159,13 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
 // holds a few numbers a result rather than the records.
 ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
                                std::span<const NoteRecord> notes, const CompareOptions& options);
+
+// One report from repeated looks at the same comparison as rounds were added (the gate's
+// sequential rounds, docs/statistics.md): each case and metric as the first look that decided it
+// showed it (any verdict but inconclusive), an undecided one as the last look showed it; counts,
+// state and gate from those. `looks` in the order they were made; the last one gives the runs,
+// warnings and settings, `alpha` the error rate of all the looks together. Throws Error when
+// there is no look.
+ComparisonReport settle_looks(std::span<const ComparisonReport> looks, double alpha);
 
 }  // namespace benchledger::compare

@@ -19,6 +19,7 @@
 #include "stats/kolmogorov_smirnov.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
+#include "stats/signed_rank.hpp"
 #include "stats/summary.hpp"
 
 namespace benchledger::compare {
@@ -56,6 +57,29 @@ double deciding_p(std::span<const double> base, std::span<const double> current,
   return stats::mann_whitney_u(base, current).p;
 }
 
+bool paired(const MetricInput& input) {
+  return !input.deterministic && input.base_pairs.size() >= k_min_samples &&
+         input.base_pairs.size() == input.current_pairs.size() && all_positive(input.base_pairs) &&
+         all_positive(input.current_pairs);
+}
+
+std::vector<double> log_ratios(const MetricInput& input) {
+  std::vector<double> out(input.base_pairs.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = std::log(input.current_pairs[i] / input.base_pairs[i]);
+  }
+  return out;
+}
+
+double log_ratio_stddev(const MetricInput& input) {
+  const std::vector<double> ratios = log_ratios(input);
+  const double mean =
+      std::accumulate(ratios.begin(), ratios.end(), 0.0) / static_cast<double>(ratios.size());
+  double squares = 0;
+  for (const double r : ratios) squares += (r - mean) * (r - mean);
+  return std::sqrt(squares / static_cast<double>(ratios.size() - 1));
+}
+
 MetricAssessment measure(const MetricInput& input, const VerdictOptions& options) {
   if (input.base.empty() || input.current.empty()) {
     throw Error("a metric needs at least one value on each side");
@@ -83,6 +107,19 @@ MetricAssessment measure(const MetricInput& input, const VerdictOptions& options
     return a;
   }
   const double confidence = 1.0 - options.alpha;
+  if (paired(input)) {
+    // Pairs measured back to back: host drift slower than a pair falls on both of its halves
+    // and leaves the log-ratio alone.
+    const std::vector<double> ratios = log_ratios(input);
+    const stats::PairedShift hl = stats::hodges_lehmann_paired(ratios, confidence);
+    a.pairs = ratios.size();
+    a.change = std::expm1(hl.estimate);
+    a.ci_low = std::expm1(hl.low);
+    a.ci_high = std::expm1(hl.high);
+    a.coverage = hl.coverage;
+    a.p = stats::wilcoxon_signed_rank(ratios).p;
+    return a;
+  }
   if (positive) {
     const stats::RatioInterval hl =
         stats::hodges_lehmann_ratio(input.base, input.current, confidence);
@@ -199,6 +236,10 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
     a.p_adjusted = adjusted[k];
     a.comparisons = tested.size();
     a.p_needed = needed[k];
+    if (a.pairs > 0) {
+      a.p_attainable = stats::smallest_signed_rank_p(a.pairs);
+      continue;
+    }
     if (options.test == DecidingTest::brunner_munzel) continue;  // no bound: see the header
     const auto sizes = std::pair{a.base_n, a.current_n};
     auto found = attainable.find(sizes);
@@ -215,6 +256,12 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
     // Detectable at the level the adjustment demands of this metric, not at the raw alpha: a
     // change the test cannot make significant among these comparisons is not detectable.
     const bool reachable = !a.p_attainable || *a.p_attainable <= *a.p_needed;
+    if (a.pairs > 0) {
+      if (!reachable) a.samples_needed = stats::pairs_to_reach(*a.p_needed);
+      a.detectable =
+          stats::paired_detectable_change(a.pairs, log_ratio_stddev(inputs[i]), *a.p_needed);
+      continue;
+    }
     if (!reachable) a.samples_needed = samples_to_reach(options.test, *a.p_needed);
     if (all_positive(inputs[i].base) && all_positive(inputs[i].current)) {
       a.detectable =

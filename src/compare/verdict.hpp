@@ -49,10 +49,16 @@ struct MetricInput {
   // Counts that do not vary with the machine's noise (instructions): no test, however many
   // values, only the change of the medians against the threshold.
   bool deterministic = false;
+  // Paired rounds: each round's centre on both sides, pair i being base_pairs[i] and
+  // current_pairs[i]. With at least k_min_samples pairs of positive values (and not
+  // deterministic) the verdict is the paired one: the signed-rank test and the Hodges–Lehmann
+  // interval of the pairs' log-ratios; `base` and `current` then give only the centres.
+  std::span<const double> base_pairs = {}, current_pairs = {};
 };
 
 struct MetricAssessment {
   std::size_t base_n = 0, current_n = 0;
+  std::size_t pairs = 0;                       // judged on this many pairs; 0 when unpaired
   double base_center = 0, current_center = 0;  // medians
   // current / base - 1, or (current - base) / |base centre| for values not all positive; absent
   // when the base centre is 0 and the values are not all positive.

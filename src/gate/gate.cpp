@@ -1,8 +1,17 @@
 #include "gate/gate.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
@@ -17,8 +26,37 @@ struct SideState {
   std::string name;  // base or head
   std::string commit;
   std::unique_ptr<Worktree> worktree;
-  std::vector<Round> rounds;
+  std::vector<MeasuredRound> rounds;
 };
+
+std::vector<Round> rounds_of(const SideState& side) {
+  std::vector<Round> out;
+  out.reserve(side.rounds.size());
+  for (const MeasuredRound& measured : side.rounds) out.push_back(measured.data);
+  return out;
+}
+
+// The CPUs this process may run on, split in two halves for a duet's two sides. Throws Error
+// with fewer than two.
+std::array<std::vector<int>, 2> cpu_halves() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    throw Error(fmt::format("a duet cannot read the CPUs it may use: {}", std::strerror(errno)));
+  }
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  if (cpus.size() < 2) {
+    throw Error(fmt::format(
+        "a duet runs base and head at the same time on CPUs of their own, and this process may "
+        "use {} CPU: use the default order (interleaved) here",
+        cpus.size()));
+  }
+  const auto middle = cpus.begin() + static_cast<std::ptrdiff_t>(cpus.size() / 2);
+  return {std::vector<int>(cpus.begin(), middle), std::vector<int>(middle, cpus.end())};
+}
 
 std::string short_commit(const std::string& commit) {
   return commit.substr(0, 12);
@@ -69,7 +107,9 @@ std::string join(const std::vector<std::string>& words) {
 }  // namespace
 
 GateMeasurement measure_revisions(const GateSettings& settings) {
+  std::mutex say_mutex;  // a duet's two sides report from two threads
   const auto say = [&](const std::string& line) {
+    const std::lock_guard lock(say_mutex);
     if (settings.progress) settings.progress(line);
   };
   const std::filesystem::path repository = repository_root(settings.start, settings.log);
@@ -87,6 +127,12 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   out.head_commit = head.commit;
   out.head_config = gate_config(head.worktree->path(), settings.head_revision);
   const GateSpec& spec = *out.head_config.gate;
+  const Order order =
+      settings.order.value_or(spec.duet.value_or(false) ? Order::duet : Order::interleaved);
+  out.order = order;
+  // A duet needs its CPU sets before anything is built.
+  const std::array<std::vector<int>, 2> halves =
+      order == Order::duet ? cpu_halves() : std::array<std::vector<int>, 2>{};
   base.worktree =
       std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
   if (settings.keep_worktrees) base.worktree->keep();
@@ -111,13 +157,19 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
     }
     round_count = std::max(round_count, plan.back().size());
   }
-  out.rounds = static_cast<int>(round_count);
+  out.planned_rounds = static_cast<int>(round_count);
 
-  const auto measure = [&](SideState& side, std::size_t round) {
-    say(fmt::format("round {}/{}: {}", round + 1, round_count, side.name));
+  // One round of the entries in `entries` on one side; an extra round (past an entry's plan)
+  // repeats the entry's share of the round of the same parity.
+  const auto measure = [&](SideState& side, std::size_t round, const std::vector<bool>& entries,
+                           const std::vector<int>& cpus) {
+    say(fmt::format("round {}: {}", round + 1, side.name));
     if (spec.prepare) run_shell_step(side, "prepare", *spec.prepare, settings);
     for (std::size_t entry = 0; entry < plan.size(); ++entry) {
-      if (round >= plan[entry].size()) continue;
+      if (!entries[entry]) continue;
+      const std::size_t shares = plan[entry].size();
+      if (round >= shares && round < round_count) continue;  // a shorter plan than another's
+      const std::vector<std::string>& share = plan[entry][round % shares];
       std::vector<std::string> argv;
       if (spec.program) {
         const std::filesystem::path program(*spec.program);
@@ -127,11 +179,11 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
         argv = {settings.benchledger.string(), "run"};
       }
       argv.insert(argv.end(), {"--dry-run", "--format", "json", "--quiet"});
-      argv.insert(argv.end(), plan[entry][round].begin(), plan[entry][round].end());
+      argv.insert(argv.end(), share.begin(), share.end());
       const std::string what = fmt::format("round {} of {} ({}), gate.run[{}]", round + 1,
                                            side.name, short_commit(side.commit), entry);
       append_to_log(settings.log, "== " + what + ": " + join(argv));
-      const ProcessResult done = run_process(argv, side.worktree->path(), settings.log, true);
+      const ProcessResult done = run_process(argv, side.worktree->path(), settings.log, true, cpus);
       throw_if_stopped();
       // 1: a case failed, and its record says how: the comparison judges it.
       if (done.exit_code != 0 && done.exit_code != 1) {
@@ -139,27 +191,99 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
                                 what, join(argv), done.describe(), log_tail(settings.log, 15),
                                 settings.log.string()));
       }
-      side.rounds.push_back(parse_round(done.output, what));
+      side.rounds.push_back({entry, round, parse_round(done.output, what)});
     }
   };
-  if (settings.order == Order::interleaved) {
-    // Alternating which side goes first cancels a steady trend as well as a step.
-    for (std::size_t round = 0; round < round_count; ++round) {
-      if (round % 2 == 0) {
-        measure(base, round);
-        measure(head, round);
-      } else {
-        measure(head, round);
-        measure(base, round);
+  // One pair: alternating which side goes first cancels a steady trend as well as a step; a
+  // duet runs both at once, swapping the halves of the CPUs every round.
+  const auto measure_pair = [&](std::size_t round, const std::vector<bool>& entries) {
+    if (order == Order::duet) {
+      const std::size_t first = round % 2;
+      std::exception_ptr base_error;
+      std::thread base_thread([&] {
+        try {
+          measure(base, round, entries, halves[first]);
+        } catch (...) {
+          base_error = std::current_exception();
+        }
+      });
+      std::exception_ptr head_error;
+      try {
+        measure(head, round, entries, halves[1 - first]);
+      } catch (...) {
+        head_error = std::current_exception();
       }
+      base_thread.join();
+      if (base_error) std::rethrow_exception(base_error);
+      if (head_error) std::rethrow_exception(head_error);
+    } else if (round % 2 == 0) {
+      measure(base, round, entries, {});
+      measure(head, round, entries, {});
+    } else {
+      measure(head, round, entries, {});
+      measure(base, round, entries, {});
+    }
+  };
+  const auto started = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  const std::vector<bool> every_entry(plan.size(), true);
+  if (order == Order::sequential) {
+    for (SideState* side : {&base, &head}) {
+      for (std::size_t round = 0; round < round_count; ++round)
+        measure(*side, round, every_entry, {});
     }
   } else {
-    for (SideState* side : {&base, &head}) {
-      for (std::size_t round = 0; round < round_count; ++round) measure(*side, round);
-    }
+    for (std::size_t round = 0; round < round_count; ++round) measure_pair(round, every_entry);
   }
-  out.base = pool_rounds(base.rounds, "base", settings.command);
-  out.head = pool_rounds(head.rounds, "head", settings.command);
+  const double planned_seconds = elapsed();
+  out.rounds = out.planned_rounds;
+
+  const auto snapshot = [&] {
+    out.base = pool_rounds(rounds_of(base), "base", settings.command);
+    out.head = pool_rounds(rounds_of(head), "head", settings.command);
+    out.pairs = round_pairs(base.rounds, head.rounds);
+    out.seconds = elapsed();
+  };
+  snapshot();
+  if (!settings.judge) {
+    out.base_rounds = std::move(base.rounds);
+    out.head_rounds = std::move(head.rounds);
+    return out;
+  }
+  // More pairs for the cases still undecided, only the entries that measure them, while the
+  // budget lasts: the judge's levels make every look valid (docs/statistics.md).
+  const bool extra_allowed = order != Order::sequential;
+  out.budget =
+      extra_allowed ? settings.budget.value_or(spec.budget.value_or(3.0 * planned_seconds)) : 0.0;
+  std::set<std::string> undecided = settings.judge(out, ++out.looks);
+  std::size_t round = round_count;
+  double last_pair = planned_seconds / static_cast<double>(std::max<std::size_t>(round_count, 1));
+  while (!undecided.empty() && out.budget > 0.0 && round < static_cast<std::size_t>(k_max_rounds) &&
+         elapsed() - planned_seconds + last_pair <= out.budget) {
+    std::vector<bool> entries(plan.size(), false);
+    for (const MeasuredRound& measured : base.rounds) {
+      for (const ResultRecord& result : measured.data.results) {
+        if (undecided.contains(case_key(result.bench, result.params)))
+          entries[measured.entry] = true;
+      }
+    }
+    if (std::none_of(entries.begin(), entries.end(), [](bool e) { return e; })) break;
+    const double before = elapsed();
+    say(fmt::format(
+        "{} undecided: one more pair",
+        undecided.size() == 1 ? std::string("1 case") : fmt::format("{} cases", undecided.size())));
+    measure_pair(round, entries);
+    last_pair = elapsed() - before;
+    ++round;
+    out.rounds = static_cast<int>(round);
+    snapshot();
+    undecided = settings.judge(out, ++out.looks);
+  }
+  if (out.budget > 0.0) out.undecided = std::move(undecided);
+  out.base_rounds = std::move(base.rounds);
+  out.head_rounds = std::move(head.rounds);
   return out;
 }
 

@@ -1,11 +1,14 @@
 // `benchledger gate BASE_REV [HEAD_REV]` without its printing (docs/ci-gate.md): both revisions
 // of the user's repository checked out in temporary worktrees, built with HEAD's `gate.build`,
-// measured with HEAD's `gate.run` in alternating rounds, each side pooled into one run.
+// measured with HEAD's `gate.run` in pairs of rounds (alternating, or at once in a duet), more
+// pairs for the cases still undecided while a budget lasts, each side pooled into one run.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,19 +19,33 @@
 
 namespace benchledger::gate {
 
-inline constexpr int k_default_rounds = 5;
+// Ten pairs: the fewest whose signed-rank test reaches the levels a suite of a few cases needs at
+// the first look (docs/statistics.md, "Paired rounds and repeated looks").
+inline constexpr int k_default_rounds = 10;
+// Extra rounds stop here whatever the budget says.
+inline constexpr int k_max_rounds = 1000;
 
 enum class Order {
   interleaved,  // round 1 base then head, round 2 head then base, ...: drift falls on both
+  duet,         // base and head at the same time, each pinned to half of the CPUs
   sequential,   // every base round, then every head round: for contrast (bench/gate_drift.sh)
 };
+
+struct GateMeasurement;
+// Looks at what was measured so far (look 1 after the planned rounds, then one per extra round)
+// and returns the case keys (case_key of bench and params) that are still undecided.
+using Judge = std::function<std::set<std::string>(const GateMeasurement& so_far, int look)>;
 
 struct GateSettings {
   std::filesystem::path start;  // the gate works on the git repository containing this
   std::string base_revision, head_revision;
   std::filesystem::path benchledger;  // what measures when gate.program is absent (`run` first)
   std::optional<int> rounds;          // overrides gate.rounds
-  Order order = Order::interleaved;
+  std::optional<Order> order;         // absent: duet when gate.duet is true, else interleaved
+  // Seconds of extra rounds for undecided cases: absent for three times what the planned rounds
+  // took (a gate takes at most about four times its plan), 0 for none. Overrides gate.budget.
+  std::optional<double> budget;
+  Judge judge;                 // empty: no look, no extra rounds
   std::filesystem::path work;  // an empty directory for the worktrees
   bool keep_worktrees = false;
   std::filesystem::path log;         // every step's output is appended here
@@ -39,8 +56,19 @@ struct GateSettings {
 struct GateMeasurement {
   std::string base_commit, head_commit;
   Config head_config;  // HEAD's benchledger.json: its thresholds judge the comparison
-  int rounds = 0;
+  Order order = Order::interleaved;
+  int planned_rounds = 0;  // rounds a side before the first look
+  int rounds = 0;          // rounds a side in all (the most any entry ran)
+  int looks = 0;           // judge calls
+  double seconds = 0;      // wall time of the rounds (not the builds)
+  double budget = 0;       // seconds allowed for the extra rounds
+  // Cases the last look left undecided while extra rounds were allowed: the budget ran out
+  // (or k_max_rounds was reached) before they were decided.
+  std::set<std::string> undecided;
   PooledSide base, head;  // labels `base` and `head`
+  std::vector<MeasuredRound> base_rounds, head_rounds;
+  // Each case's and metric's pairs of rounds (round_pairs of the rounds above).
+  std::map<std::string, std::map<std::string, compare::RoundCentres>> pairs;
 };
 
 // The `gate.build` of one side failed: `bisect` skips a commit that does not build.

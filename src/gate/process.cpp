@@ -3,9 +3,11 @@
 #include "gate/process.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -34,15 +36,29 @@ namespace {
 constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 volatile std::sig_atomic_t g_stop_signal = 0;
-// The process group of the step running (its leader's pid), 0 between steps.
-volatile std::sig_atomic_t g_step_group = 0;
+// The process groups of the steps running (their leaders' pids): two at once in a duet, 0 in a
+// free slot, -1 in one taken by a step not started yet. Lock-free atomics, so that the handler
+// may read them.
+std::atomic<pid_t> g_step_groups[2];
+static_assert(std::atomic<pid_t>::is_always_lock_free);
 struct sigaction g_previous[std::size(k_stop_signals)];
 
 extern "C" void on_stop_signal(int signal) {
   if (g_stop_signal == 0) g_stop_signal = signal;
   // kill is async-signal-safe; the step ends, and the gate with it after cleaning up.
-  const pid_t group = g_step_group;
-  if (group > 0) std::ignore = ::kill(-group, signal);
+  for (const std::atomic<pid_t>& slot : g_step_groups) {
+    const pid_t group = slot.load();
+    if (group > 0) std::ignore = ::kill(-group, signal);
+  }
+}
+
+// A free slot of g_step_groups, taken; throws Error when both are.
+std::atomic<pid_t>& take_step_slot() {
+  for (std::atomic<pid_t>& slot : g_step_groups) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, -1)) return slot;
+  }
+  throw Error("more than two gate steps at once");
 }
 
 int open_log(const std::filesystem::path& log) {
@@ -57,8 +73,17 @@ int open_log(const std::filesystem::path& log) {
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
-                          const std::filesystem::path& log, bool capture_stdout) {
+                          const std::filesystem::path& log, bool capture_stdout,
+                          const std::vector<int>& cpus) {
   if (argv.empty()) throw Error("no command to run");
+  cpu_set_t cpu_set;
+  CPU_ZERO(&cpu_set);
+  for (const int cpu : cpus) CPU_SET(cpu, &cpu_set);
+  std::atomic<pid_t>& slot = take_step_slot();
+  struct FreeSlot {
+    std::atomic<pid_t>& slot;
+    ~FreeSlot() { slot = 0; }
+  } free_slot{slot};
   const int log_fd = open_log(log);
   int pipe_fds[2] = {-1, -1};
   if (capture_stdout && ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -91,6 +116,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
     ::dup2(capture_stdout ? pipe_fds[1] : log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
+    if (!cpus.empty() && ::sched_setaffinity(0, sizeof cpu_set, &cpu_set) != 0) {
+      static const char message[] = "benchledger gate: cannot pin the step to its CPUs\n";
+      std::ignore = ::write(STDERR_FILENO, message, sizeof message - 1);
+      ::_exit(127);
+    }
     if (::chdir(dir.c_str()) != 0) {
       static const char message[] = "benchledger gate: cannot change to the worktree\n";
       std::ignore = ::write(STDERR_FILENO, message, sizeof message - 1);
@@ -104,7 +134,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   std::ignore = ::close(log_fd);
   // Both parent and child set the group, so that it exists before either goes on.
   std::ignore = ::setpgid(pid, pid);
-  g_step_group = pid;
+  slot = pid;
   // A signal that came after the fork, before the step had a group to pass it to.
   if (!stopped_before && g_stop_signal != 0) std::ignore = ::kill(-pid, g_stop_signal);
   ProcessResult result;
@@ -126,7 +156,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     if (errno != EINTR)
       throw Error(fmt::format("cannot wait for {}: {}", argv[0], std::strerror(errno)));
   }
-  g_step_group = 0;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;

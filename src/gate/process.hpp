@@ -20,11 +20,14 @@ struct ProcessResult {
   std::string describe() const;  // `exit status 2`, `killed by signal 9 (SIGKILL)`
 };
 
-// Runs argv (argv[0] searched in PATH) in `dir` and waits for it. stdin is /dev/null; stderr,
-// and stdout unless `capture_stdout`, are appended to `log`. Throws Error when the log cannot
-// be opened or no process can be started; a program that is not found exits 127, as in a shell.
+// Runs argv (argv[0] searched in PATH) in `dir` and waits for it, pinned to `cpus` when there
+// are any (sched_setaffinity; exit 127 when the kernel refuses). stdin is /dev/null; stderr,
+// and stdout unless `capture_stdout`, are appended to `log`. Two may run at once, from two
+// threads (a duet); a stop signal reaches both. Throws Error when the log cannot be opened or
+// no process can be started; a program that is not found exits 127, as in a shell.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
-                          const std::filesystem::path& log, bool capture_stdout);
+                          const std::filesystem::path& log, bool capture_stdout,
+                          const std::vector<int>& cpus = {});
 
 // Appends a line to the log (a heading before each step's output). Throws Error on failure.
 void append_to_log(const std::filesystem::path& log, const std::string& line);

@@ -10,6 +10,7 @@
 #include <benchledger/error.hpp>
 
 #include "model/record_lines.hpp"
+#include "stats/summary.hpp"
 
 namespace benchledger::gate {
 namespace {
@@ -183,6 +184,53 @@ PooledSide pool_rounds(const std::vector<Round>& rounds, const std::string& labe
   for (const std::string& key : order)
     side.results.push_back(pool_case(cases[key], side.run.header.id));
   return side;
+}
+
+namespace {
+
+// A case's centre of each metric in one round of one side: the median of its samples.
+using RoundValues = std::map<std::string, double>;
+
+// round -> case key -> metric -> centre, for the rounds of one side that measured a case.
+std::map<std::size_t, std::map<std::string, RoundValues>> centres_by_round(
+    const std::vector<MeasuredRound>& rounds) {
+  std::map<std::size_t, std::map<std::string, RoundValues>> out;
+  for (const MeasuredRound& measured : rounds) {
+    for (const ResultRecord& result : measured.data.results) {
+      if (failed(result)) continue;
+      RoundValues& values = out[measured.round][case_key(result.bench, result.params)];
+      for (const auto& [name, metric] : result.metrics) {
+        values[name] = metric.samples && !metric.samples->empty() ? stats::median(*metric.samples)
+                                                                  : metric.value;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::map<std::string, compare::RoundCentres>> round_pairs(
+    const std::vector<MeasuredRound>& base, const std::vector<MeasuredRound>& head) {
+  const auto base_centres = centres_by_round(base);
+  const auto head_centres = centres_by_round(head);
+  std::map<std::string, std::map<std::string, compare::RoundCentres>> out;
+  for (const auto& [round, cases] : base_centres) {
+    const auto head_round = head_centres.find(round);
+    if (head_round == head_centres.end()) continue;
+    for (const auto& [key, metrics] : cases) {
+      const auto head_case = head_round->second.find(key);
+      if (head_case == head_round->second.end()) continue;
+      for (const auto& [name, value] : metrics) {
+        const auto head_value = head_case->second.find(name);
+        if (head_value == head_case->second.end()) continue;
+        compare::RoundCentres& pairs = out[key][name];
+        pairs.base.push_back(value);
+        pairs.current.push_back(head_value->second);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace benchledger::gate

@@ -3,10 +3,13 @@
 // rounds are pooled into one run with one result per case, as if measured in one go.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include <benchledger/record.hpp>
+
+#include "compare/comparison.hpp"
 
 namespace benchledger::gate {
 
@@ -44,5 +47,19 @@ struct PooledSide {
 // only keeps their errors. Throws Error when there are no rounds.
 PooledSide pool_rounds(const std::vector<Round>& rounds, const std::string& label,
                        const std::vector<std::string>& command);
+
+// A round of one side as the gate measured it: which gate.run entry, which round (pair), and
+// what it wrote.
+struct MeasuredRound {
+  std::size_t entry = 0, round = 0;
+  Round data;
+};
+
+// The pairs of rounds of every case (case_key) and metric, for compare's paired test: for each
+// round that both sides measured the case in, without failing, the median of each side's samples
+// of the metric in that round (a metric without samples gives its value), in round order. A
+// metric some pair lacks on a side keeps the pairs that have it on both.
+std::map<std::string, std::map<std::string, compare::RoundCentres>> round_pairs(
+    const std::vector<MeasuredRound>& base, const std::vector<MeasuredRound>& head);
 
 }  // namespace benchledger::gate

@@ -108,11 +108,60 @@ std::vector<std::string> shell_words(const std::string& text) {
   return words;
 }
 
+// One of two words, as a bool: `yes` for true.
+std::optional<bool> one_of(const model::JsonReader& gate, const std::string& key, const char* yes,
+                           const char* no) {
+  if (!gate.has(key)) return std::nullopt;
+  const std::string word = gate.string(key);
+  if (word != yes && word != no) {
+    gate.fail(key, fmt::format("\"{}\" is neither \"{}\" nor \"{}\"", word, yes, no));
+  }
+  return word == yes;
+}
+
+// The gate's judging options: the words of the command line's flags. Verdict names are checked
+// where they are used (the command line's --fail-on takes the same words).
+void read_gate_judging(const model::JsonReader& gate, GateSpec& spec) {
+  if (gate.has("metric")) {
+    spec.metrics = gate.member("metric").is_string()
+                       ? std::vector<std::string>{gate.string("metric")}
+                       : gate.strings("metric");
+    for (const std::string& metric : spec.metrics) {
+      if (metric.empty()) gate.fail("metric", "an empty metric name");
+    }
+  }
+  if (gate.has("fail-on")) {
+    spec.fail_on = gate.member("fail-on").is_string()
+                       ? std::vector<std::string>{gate.string("fail-on")}
+                       : gate.strings("fail-on");
+  }
+  if (gate.has("allow-missing")) spec.allow_missing = gate.nullable_bool("allow-missing");
+  if (gate.has("duet")) spec.duet = gate.nullable_bool("duet");
+  if (gate.has("threshold")) {
+    const double threshold = gate.number("threshold");
+    if (!(threshold >= 0.0) || threshold > 1e6) {
+      gate.fail("threshold", "expected a percentage of at least 0");
+    }
+    spec.threshold = threshold;
+  }
+  if (gate.has("budget")) {
+    const double budget = gate.number("budget");
+    if (!(budget > 0.0) || budget > 7.0 * 24 * 3600) {
+      gate.fail("budget", "expected seconds, more than 0 and at most a week");
+    }
+    spec.budget = budget;
+  }
+  spec.undecided_fails = one_of(gate, "undecided", "fail", "pass");
+  spec.paired = one_of(gate, "design", "paired", "pooled");
+}
+
 // The gate section. The gate itself gives each round's run --ledger, --label, --dry-run and
 // --format: an entry that sets them would measure into the wrong place or print what the gate
 // cannot read.
 GateSpec read_gate(const model::JsonReader& gate) {
-  refuse_unknown_keys(gate, {"build", "run", "prepare", "program", "rounds"});
+  refuse_unknown_keys(
+      gate, {"build", "run", "prepare", "program", "rounds", "metric", "fail-on", "allow-missing",
+             "threshold", "budget", "duet", "undecided", "design"});
   GateSpec spec;
   const auto command = [&](const std::string& key) -> std::optional<std::string> {
     if (!gate.has(key)) return std::nullopt;
@@ -161,6 +210,7 @@ GateSpec read_gate(const model::JsonReader& gate) {
     if (rounds < 1 || rounds > 1000) gate.fail("rounds", "expected a whole number from 1 to 1000");
     spec.rounds = static_cast<int>(rounds);
   }
+  read_gate_judging(gate, spec);
   return spec;
 }
 

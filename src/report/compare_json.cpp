@@ -84,6 +84,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
     item["threshold"] = 100.0 * c.threshold;
     item["threshold_only"] = c.threshold_only;
     if (c.deterministic) item["deterministic"] = true;
+    if (c.pairs > 0) item["pairs"] = c.pairs;
     item["verdict"] = compare::to_string(c.verdict);
     item["detectable"] = optional_number(c.detectable, 100.0);
     if (c.accepted) {
@@ -105,6 +106,8 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
   summary["accepted"] = report.accepted;
   json["summary"] = summary;
   json["gate"] = report.gate_pass ? "pass" : "fail";
+  json["state"] = std::string(compare::to_string(report.state));
+  json["looks"] = report.looks;
   return json;
 }
 

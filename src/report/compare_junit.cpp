@@ -51,6 +51,7 @@ std::string render_comparison_junit(const compare::ComparisonReport& report) {
   for (const compare::RunSummary& run : report.base) property("base", run.id);
   property("current", report.current.id);
   property("gate", report.gate_pass ? "pass" : "fail");
+  property("state", std::string(compare::to_string(report.state)));
   for (const std::string& warning : report.warnings) property("warning", warning);
   out += "    </properties>\n";
   for (const compare::CaseComparison& c : report.cases) {

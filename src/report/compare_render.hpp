@@ -51,6 +51,13 @@ std::string format_detectable(const compare::CaseComparison& c);      // `could 
 std::string verdict_counts(const compare::ComparisonReport& report);
 // A run as the human forms name it: `01J… (baseline) git 49a18b82c0de+dirty`.
 std::string run_text(const compare::RunSummary& run);
+// The gate's word for the terminal (`pass`, `FAIL`, `UNDECIDED (2 cases could not be decided;
+// passes: gate.undecided is pass)`) and the comment's title (`gate passed`, `**gate failed**`,
+// `**gate undecided**: …`): undecided is never "passed".
+std::string gate_verdict_text(const compare::ComparisonReport& report);
+std::string gate_title(const compare::ComparisonReport& report);
+// The report's words: `Gate: passes`, `Gate: fails`, `Gate: undecided (passes)`.
+std::string report_gate_word(const compare::ComparisonReport& report);
 // The case's remark followed by format_detectable, "; "-separated; empty when there is neither.
 std::string comparison_remark(const compare::CaseComparison& c);
 

@@ -47,6 +47,47 @@ std::string verdict_counts(const ComparisonReport& report) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+std::string gate_verdict_text(const ComparisonReport& report) {
+  switch (report.state) {
+    case compare::GateState::failed:
+      return "FAIL";
+    case compare::GateState::undecided:
+      return fmt::format(
+          "UNDECIDED ({} could not be decided; {})",
+          plural(report.count(Verdict::inconclusive), "case", "cases"),
+          report.gate_pass ? "passes: gate.undecided is pass" : "fails: gate.undecided is fail");
+    case compare::GateState::passed:
+      break;
+  }
+  return "pass";
+}
+
+std::string gate_title(const ComparisonReport& report) {
+  switch (report.state) {
+    case compare::GateState::failed:
+      return "**gate failed**";
+    case compare::GateState::undecided:
+      return fmt::format("**gate undecided**: {} could not be decided{}",
+                         plural(report.count(Verdict::inconclusive), "case", "cases"),
+                         report.gate_pass ? " (not failed)" : " (failed)");
+    case compare::GateState::passed:
+      break;
+  }
+  return "gate passed";
+}
+
+std::string report_gate_word(const ComparisonReport& report) {
+  switch (report.state) {
+    case compare::GateState::failed:
+      return "Gate: fails";
+    case compare::GateState::undecided:
+      return report.gate_pass ? "Gate: undecided (passes)" : "Gate: undecided (fails)";
+    case compare::GateState::passed:
+      break;
+  }
+  return "Gate: passes";
+}
+
 std::string run_text(const compare::RunSummary& run) {
   std::string text = run.id;
   if (run.label) text += " (" + *run.label + ")";
@@ -120,21 +161,33 @@ std::string summary_text(const ComparisonReport& report) {
   return text.empty() ? "no cases" : text;
 }
 
+// Which test judged the cases: the signed-rank test of paired rounds, the two-sample test of
+// pooled samples, or each for some.
+std::string method_text(const ComparisonReport& report) {
+  const std::string pooled = fmt::format("{} test", compare::to_string(report.test));
+  const std::string paired = "signed-rank test of paired rounds";
+  if (report.paired_cases == 0) return pooled;
+  if (report.pooled_cases == 0) return paired;
+  return fmt::format("{} ({}), {} ({})", paired, plural(report.paired_cases, "case", "cases"),
+                     pooled, plural(report.pooled_cases, "case", "cases"));
+}
+
 std::string settings_text(const ComparisonReport& report) {
   std::vector<std::string> fail_on;
   for (const Verdict v : report.fail_on) fail_on.emplace_back(compare::to_string(v));
   // Deterministic counts are judged by their own threshold alone: said only where there are some.
   const bool counts = std::any_of(report.cases.begin(), report.cases.end(),
                                   [](const compare::CaseComparison& c) { return c.deterministic; });
+  const std::string looks =
+      report.looks > 1 ? fmt::format(" over {} looks (each at its share of it)", report.looks) : "";
   return fmt::format(
-      "{} test, Benjamini-Hochberg false discovery rate {:g}, {:g}% intervals (Hodges-Lehmann), "
-      "threshold {:g}%{}, fails on {}",
-      compare::to_string(report.test), report.alpha, 100.0 * (1.0 - report.alpha),
-      100.0 * report.threshold,
+      "{}, Benjamini-Hochberg false discovery rate {:g}{}, Hodges-Lehmann intervals, "
+      "threshold {:g}%{}, fails on {}{}",
+      method_text(report), report.alpha, looks, 100.0 * report.threshold,
       counts ? fmt::format(" ({:g}% alone for deterministic counts)",
                            100.0 * report.deterministic_threshold)
              : "",
-      fmt::join(fail_on, ", "));
+      fmt::join(fail_on, ", "), report.undecided_fails ? " and undecided" : "");
 }
 
 std::string base_text(const ComparisonReport& report) {
@@ -194,16 +247,17 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
   }
   out += "\n" + summary_text(report) + "\n";
   out += settings_text(report) + "\n";
-  const char* gate_colour = report.gate_pass ? "\x1b[1;32m" : "\x1b[1;31m";
-  const std::string gate = report.gate_pass ? "gate: pass" : "gate: FAIL";
+  const char* gate_colour = report.state == compare::GateState::passed   ? "\x1b[1;32m"
+                            : report.state == compare::GateState::failed ? "\x1b[1;31m"
+                                                                         : "\x1b[1;33m";
+  const std::string gate = "gate: " + gate_verdict_text(report);
   out += (colour ? gate_colour + gate + "\x1b[0m" : gate) + "\n";
   return out;
 }
 
 std::string render_comparison_markdown(const ComparisonReport& report) {
   std::string out;
-  out += fmt::format("### benchledger compare: {}\n\n",
-                     report.gate_pass ? "gate passed" : "**gate failed**");
+  out += fmt::format("### benchledger compare: {}\n\n", gate_title(report));
   out += fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
                      escape_markdown_cell(run_text(report.current)));
   for (const std::string& warning : report.warnings) {

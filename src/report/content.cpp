@@ -186,7 +186,7 @@ Document build_document(const ReportInput& input) {
   for (const ComparisonSection& section : input.comparisons) {
     const compare::ComparisonReport& r = section.report;
     intro.push_back(plain(" "));
-    intro.push_back(strong(r.gate_pass ? "Gate: passes" : "Gate: fails"));
+    intro.push_back(strong(report_gate_word(r)));
     intro.push_back(
         plain(input.comparisons.size() > 1 ? " for " + section.current_run_id : std::string()));
     intro.push_back(plain(

@@ -127,7 +127,7 @@ void add_largest_changes(Text& text, const compare::ComparisonReport& report) {
 // The one-paragraph reading of a comparison: gate, counts, the largest changes, environment.
 Paragraph comparison_summary(const compare::ComparisonReport& report, const std::string& base_name,
                              const std::string& current_name) {
-  Text text{strong(report.gate_pass ? "Gate: passes." : "Gate: fails.")};
+  Text text{strong(report_gate_word(report) + ".")};
   const std::string counts = verdict_counts(report);
   text.push_back(plain(" " + current_name + " against " + base_name + ": " +
                        (counts.empty() ? std::string("nothing to compare") : counts) + " among " +

@@ -400,6 +400,50 @@ def scenario_ci_script(s):
         fail(f"the script does not say that it posted no comment: {done.stderr}")
 
 
+def scenario_undecided(s):
+    """A case the gate cannot decide within its budget: never titled passed; its exit status is
+    gate.undecided's (from benchledger.json) unless --undecided says otherwise."""
+    # Every run of the command alternates between a long and a short sleep, whichever side runs
+    # it: pairs whose ratios swing by a factor of six, which no interval narrows to 12% and which
+    # four pairs cannot make significant (the signed-rank test needs six).
+    work = ('c="$TMPDIR/count"; n=$(cat "$c" 2>/dev/null || echo 0); echo $((n + 1)) >"$c"\n'
+            'if [ $((n % 2)) -eq 0 ]; then sleep 0.3; else sleep 0.05; fi\n')
+    config = {"gate": {"run": ["--name work --runs 3 --warmup 0 -- sh work.sh"], "rounds": 3,
+                       "budget": 1, "undecided": "fail", "threshold": 12, "metric": "wall"}}
+    s.commit({"work.sh": work, "benchledger.json": json.dumps(config) + "\n"}, "base")
+    s.commit({"README": "documentation only\n"}, "head: nothing measured changes")
+    done = s.run_gate()
+    expect_status(done, 1)
+    expect_outputs(s)
+    report = s.comparison()
+    if report["state"] != "undecided" or verdicts(report) != {("work", "wall"): "inconclusive"}:
+        fail(f"expected an undecided gate with work/wall inconclusive: {report['state']}, "
+             f"{verdicts(report)}")
+    if report["options"]["threshold"] != 12:
+        fail(f"gate.threshold of benchledger.json was not applied: {report['options']}")
+    if not any("the budget of 1 s" in w for w in report["warnings"]):
+        fail(f"no warning says that the budget ended: {report['warnings']}")
+    title = (s.out / "comparison.md").read_text().splitlines()[0]
+    if title != "### benchledger compare: **gate undecided**: 1 case could not be decided (failed)":
+        fail(f"comparison.md's title: {title}")
+    summary = (s.out / "comparison.txt").read_text().splitlines()[-1]
+    if not summary.startswith("gate: UNDECIDED (1 case could not be decided; fails"):
+        fail(f"comparison.txt's last line: {summary}")
+    if "gate: undecided:" not in done.stderr:
+        fail(f"the gate's closing line does not say undecided: {done.stderr}")
+    # The flag wins over the file, and a budget of 0 adds no round.
+    done = s.run_gate("--undecided", "pass", "--budget", "0")
+    expect_status(done, 0)
+    for name in ("comparison.md", "comparison.txt"):
+        text = (s.out / name).read_text()
+        if "gate passed" in text or "gate: pass" in text:
+            fail(f"an undecided gate says passed in {name}:\n{text}")
+    if "(not failed)" not in (s.out / "comparison.md").read_text():
+        fail("comparison.md does not say that the undecided gate does not fail")
+    if "== round 4 " in (s.out / "gate.log").read_text():
+        fail("--budget 0 still measured a round past the 3 planned")
+
+
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items()
              if name.startswith("scenario_")}
 

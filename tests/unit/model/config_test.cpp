@@ -113,6 +113,38 @@ TEST_CASE("a gate section that cannot work is refused, naming the key") {
   CHECK_NOTHROW(load_config(write_config(R"({"gate": {"run": ["-- tool --format json"]}})")));
 }
 
+TEST_CASE("the gate section's judging options are read in the command line's words") {
+  const Config config = load_config(write_config(R"({"gate": {"run": ["x"],
+    "metric": "cpu", "fail-on": ["inconclusive"], "allow-missing": true, "threshold": 7.5,
+    "budget": 120, "duet": true, "undecided": "fail", "design": "pooled"}})"));
+  REQUIRE(config.gate);
+  CHECK(config.gate->metrics == std::vector<std::string>{"cpu"});
+  CHECK(config.gate->fail_on == std::vector<std::string>{"inconclusive"});
+  CHECK(config.gate->allow_missing == true);
+  CHECK(config.gate->threshold == 7.5);
+  CHECK(config.gate->budget == 120.0);
+  CHECK(config.gate->duet == true);
+  CHECK(config.gate->undecided_fails == true);
+  CHECK(config.gate->paired == false);
+  const Config defaults = load_config(write_config(R"({"gate": {"run": ["x"]}})"));
+  CHECK(defaults.gate->metrics.empty());
+  CHECK_FALSE(defaults.gate->budget);
+  CHECK_FALSE(defaults.gate->undecided_fails);
+  CHECK_FALSE(defaults.gate->paired);
+
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "budget": 0}})")),
+                    Catch::Contains("field \"gate.budget\": expected seconds"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "undecided": "maybe"}})")),
+                    Catch::Contains("field \"gate.undecided\": \"maybe\" is neither \"fail\" nor "
+                                    "\"pass\""));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "design": "both"}})")),
+                    Catch::Contains("field \"gate.design\""));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "threshold": -1}})")),
+                    Catch::Contains("field \"gate.threshold\": expected a percentage"));
+  CHECK_THROWS_WITH(load_config(write_config(R"({"gate": {"run": ["x"], "duet": "yes"}})")),
+                    Catch::Contains("field \"gate.duet\""));
+}
+
 TEST_CASE("config numbers take the ranges the flags take, named by key when out of them") {
   const auto command_with = [](const std::string& member) {
     return R"({"run": {"commands": [{"name": "c", "command": ["true"], )" + member + "}]}}";

@@ -1,0 +1,134 @@
+// A comparison judged on paired rounds cancels drift that pooled samples cannot, and its headline
+// never says "passed" for a case it could not decide.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "compare/comparison.hpp"
+#include "comparison_fixture.hpp"
+#include "report/compare_render.hpp"
+
+using namespace benchledger;
+using namespace benchledger::testing;
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+
+// Twelve rounds whose machine speed drifts by up to +-40% from round to round (the same in both
+// halves of a pair) with 0.5% of noise of its own in each measurement: what a loaded runner does.
+std::vector<double> drifting(double factor) {
+  std::vector<double> out;
+  for (int i = 0; i < 12; ++i) {
+    const double drift = 1.0 + 0.4 * std::sin(1.7 * i);
+    const double noise = 1.0 + 0.005 * std::cos(2.3 * i + factor);
+    out.push_back(100.0 * factor * drift * noise);
+  }
+  return out;
+}
+
+struct PairedSides {
+  compare::Side base, current;
+  compare::CompareOptions options;
+};
+
+// One case, `loop`, whose base and current samples are the rounds' values (one a round), paired
+// by round when `paired`.
+PairedSides sides(const std::vector<double>& base, const std::vector<double>& current,
+                  bool paired) {
+  PairedSides s;
+  s.base.runs.push_back(sample_run(k_base_run, "base"));
+  s.current.runs.push_back(sample_run(k_current_run, "head"));
+  s.base.results.push_back(result_with(k_base_run, "01JDQ8Z6X0000000000000B101", "loop", {}, base));
+  s.current.results.push_back(
+      result_with(k_current_run, "01JDQ8Z6X0000000000000C101", "loop", {}, current));
+  if (paired) s.options.pairs[case_key("loop", {})]["time"] = {base, current};
+  return s;
+}
+
+compare::CaseComparison judge(const PairedSides& s) {
+  const compare::ComparisonReport report = compare::compare_sides(s.base, s.current, {}, s.options);
+  REQUIRE(report.cases.size() == 1);
+  return report.cases.front();
+}
+
+}  // namespace
+
+TEST_CASE("paired rounds find a 10% regression that drift hides from pooled samples") {
+  const std::vector<double> base = drifting(1.0), head = drifting(1.1);
+  const compare::CaseComparison pooled = judge(sides(base, head, false));
+  CHECK(pooled.verdict == compare::Verdict::inconclusive);
+  CHECK(pooled.pairs == 0);
+
+  const compare::CaseComparison paired = judge(sides(base, head, true));
+  CHECK(paired.verdict == compare::Verdict::regression);
+  CHECK(paired.pairs == 12);
+  REQUIRE(paired.change);
+  CHECK_THAT(*paired.change, WithinAbs(0.10, 0.01));
+  REQUIRE(paired.ci_low);
+  CHECK(*paired.ci_low > 0.05);
+}
+
+TEST_CASE("paired rounds of the same code under drift are unchanged") {
+  const compare::CaseComparison paired = judge(sides(drifting(1.0), drifting(1.0), true));
+  CHECK(paired.verdict == compare::Verdict::unchanged);
+}
+
+TEST_CASE("too few pairs say how many would reach significance") {
+  std::vector<double> base = drifting(1.0), head = drifting(1.3);
+  base.resize(5);
+  head.resize(5);
+  const compare::CaseComparison paired = judge(sides(base, head, true));
+  CHECK(paired.verdict == compare::Verdict::inconclusive);
+  CHECK_THAT(paired.remark, ContainsSubstring("5 pairs of rounds cannot reach significance") &&
+                                ContainsSubstring("need >= 6 pairs"));
+}
+
+TEST_CASE("an undecided comparison is never titled passed, and fails only when asked to") {
+  // Noise of +-40% without pairing: the interval crosses the threshold.
+  PairedSides s = sides(drifting(1.0), drifting(1.02), false);
+  compare::ComparisonReport report = compare::compare_sides(s.base, s.current, {}, s.options);
+  REQUIRE(report.cases.front().verdict == compare::Verdict::inconclusive);
+  CHECK(report.state == compare::GateState::undecided);
+  CHECK(report.gate_pass);
+  const std::string markdown = report::render_comparison_markdown(report);
+  CHECK_THAT(markdown, ContainsSubstring("### benchledger compare: **gate undecided**: 1 case "
+                                         "could not be decided (not failed)"));
+  CHECK_THAT(markdown, !ContainsSubstring("gate passed"));
+  CHECK_THAT(report::render_comparison_table(report, false),
+             ContainsSubstring("gate: UNDECIDED (1 case could not be decided; passes"));
+  CHECK_THAT(report::render_comparison_json(report), ContainsSubstring("\"state\": \"undecided\""));
+
+  s.options.undecided_fails = true;
+  report = compare::compare_sides(s.base, s.current, {}, s.options);
+  CHECK(report.state == compare::GateState::undecided);
+  CHECK_FALSE(report.gate_pass);
+  CHECK_THAT(report::render_comparison_markdown(report),
+             ContainsSubstring("**gate undecided**: 1 case could not be decided (failed)"));
+}
+
+TEST_CASE("settled looks keep each case as the first look that decided it") {
+  const PairedSides decided = sides(drifting(1.0), drifting(1.1), true);
+  const PairedSides undecided = sides(drifting(1.0), drifting(1.1), false);
+  const compare::ComparisonReport first =
+      compare::compare_sides(undecided.base, undecided.current, {}, undecided.options);
+  const compare::ComparisonReport second =
+      compare::compare_sides(decided.base, decided.current, {}, decided.options);
+  const compare::ComparisonReport third =
+      compare::compare_sides(undecided.base, undecided.current, {}, undecided.options);
+  const std::vector<compare::ComparisonReport> looks{first, second, third};
+  const compare::ComparisonReport settled = compare::settle_looks(looks, 0.05);
+  CHECK(settled.looks == 3);
+  CHECK(settled.alpha == 0.05);
+  REQUIRE(settled.cases.size() == 1);
+  CHECK(settled.cases.front().verdict == compare::Verdict::regression);
+  CHECK(settled.count(compare::Verdict::regression) == 1);
+  CHECK(settled.count(compare::Verdict::inconclusive) == 0);
+  CHECK(settled.state == compare::GateState::failed);
+  CHECK_FALSE(settled.gate_pass);
+  CHECK_THROWS(compare::settle_looks({}, 0.05));
+}
