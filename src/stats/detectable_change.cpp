@@ -11,6 +11,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "stats/mann_whitney.hpp"
+#include "stats/signed_rank.hpp"
 
 namespace benchledger::stats {
 
@@ -58,6 +59,23 @@ double minimal_detectable_change(std::size_t m, std::size_t n, double sigma_log,
   const double delta = (z_alpha + z_power) * sigma_log *
                        std::sqrt(1.0 / static_cast<double>(m) + 1.0 / static_cast<double>(n)) /
                        std::sqrt(efficiency);
+  return std::expm1(delta);
+}
+
+double paired_detectable_change(std::size_t n, double log_ratio_stddev, double level) {
+  if (!(level > 0.0 && level < 1.0)) throw Error(fmt::format("level {} is outside (0, 1)", level));
+  if (!(log_ratio_stddev >= 0.0) || !std::isfinite(log_ratio_stddev)) {
+    throw Error(fmt::format("spread {} is not a finite non-negative number", log_ratio_stddev));
+  }
+  if (smallest_signed_rank_p(n) > level) return std::numeric_limits<double>::infinity();
+  // Noether (1987) for the signed-rank test: n = (z_a + z_b)^2 / (3 (p' - 1/2)^2) with
+  // p' = P(d_i + d_j > 0) = Phi(sqrt(2) delta / sigma), about 1/2 + delta / (sigma sqrt(pi)):
+  // the one-sample t formula over sqrt(3/pi). t quantiles for small n, as above.
+  const boost::math::students_t t(static_cast<double>(n) - 1.0);  // n >= 2 here
+  const double quantiles =
+      boost::math::quantile(t, 1.0 - level / 2.0) + boost::math::quantile(t, 0.8);
+  const double delta = quantiles * log_ratio_stddev / std::sqrt(static_cast<double>(n)) /
+                       std::sqrt(3.0 / std::numbers::pi);
   return std::expm1(delta);
 }
 

@@ -22,4 +22,13 @@ double pooled_log_stddev(std::span<const double> x, std::span<const double> y);
 double minimal_detectable_change(std::size_t m, std::size_t n, double sigma_log, double alpha,
                                  double power = 0.8);
 
+// The smallest change (fraction, ratio - 1) that n pairs with this standard deviation of the
+// log-ratios could detect with about 80% power at two-sided `level`, by the signed-rank test
+// (Noether: the t formula for one sample divided by sqrt(3/pi)): exp(delta) - 1 with
+// delta = (t_{1-level/2} + t_{0.8}) log_ratio_stddev / sqrt(n) / sqrt(3/pi), t quantiles with
+// n - 1 degrees of freedom. Infinite when smallest_signed_rank_p(n) > level (five pairs at
+// 0.05). Throws benchledger::Error when level is outside (0, 1) or log_ratio_stddev is
+// negative or not finite.
+double paired_detectable_change(std::size_t n, double log_ratio_stddev, double level);
+
 }  // namespace benchledger::stats

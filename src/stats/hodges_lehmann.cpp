@@ -11,6 +11,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include "stats/mann_whitney.hpp"
+#include "stats/summary.hpp"
 
 namespace benchledger::stats {
 namespace {
@@ -60,39 +61,20 @@ ShiftInterval hodges_lehmann_shift(std::span<const double> x, std::span<const do
   if (!(confidence > 0.0 && confidence < 1.0)) {
     throw Error(fmt::format("confidence {} is outside (0, 1)", confidence));
   }
-  const std::size_t m = x.size(), n = y.size(), pairs = m * n;
+  const std::size_t m = x.size(), n = y.size();
   std::vector<double> diffs;
-  diffs.reserve(pairs);
+  diffs.reserve(m * n);
   for (const double yj : y) {
     for (const double xi : x) diffs.push_back(yj - xi);
   }
   const OrderStatistic order = interval_order_statistic(m, n, confidence);
-  const auto at = [&](std::size_t index) {
-    return diffs.begin() + static_cast<std::ptrdiff_t>(index);
-  };
-
+  const CentreAndBounds bounds = median_and_bounds(diffs, order.k);
   ShiftInterval result;
   result.k = order.k;
   result.coverage = order.coverage;
-  const std::size_t mid = pairs / 2;
-  std::nth_element(diffs.begin(), at(mid), diffs.end());
-  const double upper_mid = diffs[mid];
-  if (pairs % 2 == 1) {
-    result.estimate = upper_mid;
-  } else {
-    const double lower_mid = *std::max_element(diffs.begin(), at(mid));
-    result.estimate = lower_mid + (upper_mid - lower_mid) / 2.0;
-  }
-  // D(k) lies in [0, mid] and D(mn+1-k) in [mid, pairs) after the first selection.
-  const std::size_t low_index = order.k - 1, high_index = pairs - order.k;
-  if (low_index < mid) {
-    std::nth_element(diffs.begin(), at(low_index), at(mid));
-  }
-  result.low = low_index <= mid ? diffs[low_index] : upper_mid;
-  if (high_index > mid) {
-    std::nth_element(at(mid + 1), at(high_index), diffs.end());
-  }
-  result.high = diffs[high_index];
+  result.estimate = bounds.median;
+  result.low = bounds.low;
+  result.high = bounds.high;
   return result;
 }
 

@@ -54,4 +54,33 @@ Ranks midranks(std::span<const double> values) {
   return ranks;
 }
 
+CentreAndBounds median_and_bounds(std::vector<double>& values, std::size_t k) {
+  const std::size_t size = values.size();
+  if (size == 0) throw Error("cannot take order statistics of no values");
+  if (k < 1 || k > (size + 1) / 2) {
+    throw Error(fmt::format("order statistic {} is outside 1 .. {}", k, (size + 1) / 2));
+  }
+  const auto at = [&](std::size_t index) {
+    return values.begin() + static_cast<std::ptrdiff_t>(index);
+  };
+  CentreAndBounds result;
+  const std::size_t mid = size / 2;
+  std::nth_element(values.begin(), at(mid), values.end());
+  const double upper_mid = values[mid];
+  if (size % 2 == 1) {
+    result.median = upper_mid;
+  } else {
+    const double lower_mid = *std::max_element(values.begin(), at(mid));
+    result.median = lower_mid + (upper_mid - lower_mid) / 2.0;
+  }
+  // The k-th smallest lies in [0, mid] and the k-th largest in [mid, size) after the first
+  // selection: each later selection sees only its half.
+  const std::size_t low_index = k - 1, high_index = size - k;
+  if (low_index < mid) std::nth_element(values.begin(), at(low_index), at(mid));
+  result.low = low_index <= mid ? values[low_index] : upper_mid;
+  if (high_index > mid) std::nth_element(at(mid + 1), at(high_index), values.end());
+  result.high = values[high_index];
+  return result;
+}
+
 }  // namespace benchledger::stats

@@ -24,4 +24,15 @@ struct Ranks {
 };
 Ranks midranks(std::span<const double> values);
 
+// The median of values and its k-th smallest and k-th largest (1 <= k <= (size + 1) / 2), by
+// three selections instead of a sort; reorders values. What a Hodges–Lehmann estimate and its
+// interval take from the pairwise differences or Walsh averages. Throws benchledger::Error when
+// values is empty or k is out of range.
+struct CentreAndBounds {
+  double median = 0;
+  double low = 0;   // the k-th smallest
+  double high = 0;  // the k-th largest
+};
+CentreAndBounds median_and_bounds(std::vector<double>& values, std::size_t k);
+
 }  // namespace benchledger::stats

@@ -2,10 +2,6 @@
 // Benjamini–Hochberg, which scipy 1.10 lacks) on 600 generated sample pairs, ties included.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,38 +17,23 @@
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/summary.hpp"
-#include "support/process.hpp"
+#include "unit/stats/scipy_oracles.hpp"
 
 namespace st = benchledger::stats;
+using benchledger::test::close;
 using nlohmann::json;
 
 namespace {
 
 // Runs tests/unit/stats/scipy_oracle.py once per process and returns its answers.
 const json& oracle() {
-  static const json answers = [] {
-    const char* python = std::getenv("BENCHLEDGER_PYTHON3");
-    const char* source = std::getenv("BENCHLEDGER_SOURCE_DIR");
-    if (python == nullptr || source == nullptr) {
-      FAIL("BENCHLEDGER_PYTHON3 and BENCHLEDGER_SOURCE_DIR must be set (ctest sets them)");
-    }
-    const std::filesystem::path out = std::filesystem::current_path() / "scipy_oracle.json";
-    const std::string script = std::string(source) + "/tests/unit/stats/scipy_oracle.py";
-    const auto run = benchledger::test_support::run_process({python, script, out.string()});
-    if (run.exit_code != 0) FAIL("the scipy oracle failed: " << script << "\n" << run.err);
-    std::ifstream in(out);
-    return json::parse(in);
-  }();
+  static const json answers =
+      benchledger::test::run_scipy_oracle("scipy_oracle.py", "scipy_oracle.json");
   return answers;
 }
 
 std::vector<double> values(const json& array) {
   return array.get<std::vector<double>>();
-}
-
-// Equal within a relative tolerance, or an absolute one near zero.
-bool close(double actual, double expected, double relative, double absolute = 1e-300) {
-  return std::abs(actual - expected) <= absolute + relative * std::abs(expected);
 }
 
 }  // namespace

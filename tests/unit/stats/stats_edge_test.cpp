@@ -1,5 +1,7 @@
 // The statistics refuse bad input with a clear message, agree with published Mann–Whitney
-// tables, and handle the degenerate samples that benchmarks produce (one value, all equal).
+// tables, and handle the degenerate samples that benchmarks produce (one value, all equal, no
+// pairs, only zero differences).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "stats/hodges_lehmann.hpp"
 #include "stats/kolmogorov_smirnov.hpp"
 #include "stats/mann_whitney.hpp"
+#include "stats/signed_rank.hpp"
 #include "stats/summary.hpp"
 
 namespace st = benchledger::stats;
@@ -97,4 +100,82 @@ TEST_CASE("quantile_sorted interpolates like numpy's default (type 7)") {
   CHECK(st::quantile_sorted(v, 0.75) == Approx(3.25));
   CHECK(st::quantile_sorted(v, 1) == 4);
   CHECK(st::quantile_sorted(std::vector<double>{7}, 0.5) == 7);
+}
+
+TEST_CASE("the paired statistics refuse no differences and non-finite ones") {
+  const std::vector<double> empty, inf{0.1, std::numeric_limits<double>::infinity()},
+      nan{std::numeric_limits<double>::quiet_NaN()}, some{0.1, -0.2};
+  CHECK_THROWS_WITH(st::wilcoxon_signed_rank(inf), Catch::Contains("difference 1 is inf"));
+  CHECK_THROWS_WITH(st::wilcoxon_signed_rank(nan), Catch::Contains("not a finite number"));
+  CHECK_THROWS_WITH(st::hodges_lehmann_paired(empty, 0.95),
+                    Catch::Contains("no differences to estimate a shift from"));
+  CHECK_THROWS_WITH(st::hodges_lehmann_paired(nan, 0.95), Catch::Contains("difference 0 is nan"));
+  CHECK_THROWS_WITH(st::hodges_lehmann_paired(some, 1.0), Catch::Contains("outside (0, 1)"));
+  CHECK_THROWS_WITH(st::hodges_lehmann_paired(some, 0.0), Catch::Contains("outside (0, 1)"));
+  CHECK_THROWS_WITH(st::pairs_to_reach(0.0), Catch::Contains("outside (0, 1]"));
+  CHECK_THROWS_WITH(st::pairs_to_reach(1.5), Catch::Contains("outside (0, 1]"));
+  CHECK_THROWS_WITH(st::signed_rank_null_cdf(51), Catch::Contains("not kept"));
+  CHECK_THROWS_WITH(st::paired_detectable_change(10, -0.1, 0.05),
+                    Catch::Contains("not a finite non-negative"));
+  CHECK_THROWS_WITH(st::paired_detectable_change(10, 0.1, 0.0), Catch::Contains("outside (0, 1)"));
+}
+
+TEST_CASE("no differences or only zeros give p = 1 from nothing used") {
+  const std::vector<double> empty, zeros{0.0, 0.0, -0.0, 0.0};
+  for (const auto& d : {empty, zeros}) {
+    const st::SignedRank r = st::wilcoxon_signed_rank(d);
+    CHECK(r.p == 1.0);
+    CHECK(r.used == 0);
+    CHECK(r.statistic == 0.0);
+    CHECK_FALSE(r.exact);
+  }
+  // Zeros are kept for the estimate: the shift of identical rounds is 0, and so is its interval.
+  const st::PairedShift hl = st::hodges_lehmann_paired(zeros, 0.95);
+  CHECK(hl.estimate == 0.0);
+  CHECK(hl.low == 0.0);
+  CHECK(hl.high == 0.0);
+}
+
+TEST_CASE("one pair gives an estimate but no evidence and an interval that covers nothing") {
+  const std::vector<double> one{0.07};
+  const st::SignedRank r = st::wilcoxon_signed_rank(one);
+  CHECK(r.used == 1);
+  CHECK(r.statistic == 1.0);
+  CHECK(r.p == 1.0);  // two sign patterns, each half: scipy's exact p is 1
+  CHECK(r.exact);
+  const st::PairedShift hl = st::hodges_lehmann_paired(one, 0.95);
+  CHECK(hl.estimate == 0.07);
+  CHECK(hl.low == 0.07);
+  CHECK(hl.high == 0.07);
+  CHECK(hl.coverage == 0.0);
+}
+
+TEST_CASE("five pairs all one way cannot reach 0.05, six can") {
+  // scipy.stats.wilcoxon([1, 2, 3, 4, 5], method="exact").pvalue == 0.0625; six give 0.03125.
+  const std::vector<double> five{0.01, 0.02, 0.03, 0.04, 0.05},
+      six{0.01, 0.02, 0.03, 0.04, 0.05, 0.06};
+  CHECK(st::wilcoxon_signed_rank(five).p == 0.0625);
+  CHECK(st::wilcoxon_signed_rank(six).p == 0.03125);
+  CHECK(st::pairs_to_reach(0.05) == 6u);
+  // The widest interval five pairs have, [min, max], covers 1 - 2/32.
+  CHECK(st::hodges_lehmann_paired(five, 0.95).coverage == 0.9375);
+  CHECK(st::hodges_lehmann_paired(five, 0.95).low == 0.01);
+}
+
+TEST_CASE("the paired estimate does not depend on the order of the pairs, and 1,000 pairs work") {
+  std::vector<double> d;
+  for (int i = 0; i < 1000; ++i) d.push_back(std::sin(i * 0.7) * 0.03 + 0.01);
+  const st::PairedShift first = st::hodges_lehmann_paired(d, 0.95);
+  const st::SignedRank test = st::wilcoxon_signed_rank(d);
+  std::reverse(d.begin(), d.end());
+  const st::PairedShift second = st::hodges_lehmann_paired(d, 0.95);
+  CHECK(first.estimate == second.estimate);
+  CHECK(first.low == second.low);
+  CHECK(first.high == second.high);
+  CHECK(first.low < first.estimate);
+  CHECK(first.estimate < first.high);
+  CHECK(first.coverage == Approx(0.95).margin(0.001));
+  CHECK_FALSE(test.exact);
+  CHECK(test.used == 1000);
+  CHECK(test.p < 1e-6);  // a shift of a third of the spread over 1,000 pairs
 }
