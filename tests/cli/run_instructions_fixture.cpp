@@ -1,7 +1,7 @@
 // A BENCHLEDGER_MAIN program for the instruction-count tests: each operation loops a fixed
 // body $FIXTURE_ITERATIONS times (default 100), after a set-up of `setup` steps that is not
-// measured; `count/threads` runs the loop on 1 and 2 worker threads. The loop count comes from the
-// environment so that 100 and 101 are the same case.
+// measured; `count/threads` runs the loop on 1 and 2 worker threads, `count/ops` as an OPS
+// operation. The loop count comes from the environment so that 100 and 101 are the same case.
 #include <cstdint>
 #include <cstdlib>
 
@@ -41,6 +41,22 @@ BENCHLEDGER_BENCH("count/loop", loop)
 // The same loop on worker threads: at concurrency 2 neither worker is the thread that opened
 // the counters.
 BENCHLEDGER_BENCH("count/threads", loop)
+    .concurrency({1, 2})
+    .ops_per_repetition(1000)
+    .repetitions(5);
+
+// An operation of the same loop, on 1 and 2 persistent worker threads that share each batch.
+BENCHLEDGER_OPS("count/ops",
+                [](benchledger::State&) {
+                  return [] {
+                    const std::int64_t loops = iterations();
+                    std::uint64_t acc = 1;
+                    for (std::int64_t i = 0; i < loops; ++i) {
+                      acc = acc * 2862933555777941757ULL + 3037000493ULL;
+                      benchledger::do_not_optimize(acc);
+                    }
+                  };
+                })
     .concurrency({1, 2})
     .ops_per_repetition(1000)
     .repetitions(5);

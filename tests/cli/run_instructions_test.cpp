@@ -208,7 +208,7 @@ TEST_CASE("a native case's worker threads are all counted, by callgrind and by h
     const auto ledger = dir.path() / "ledger.ndjson";
     const auto r = run(RUN_INSTRUCTIONS_FIXTURE,
                        {"--ledger", ledger.string(), "--measure", "instructions:" + counter,
-                        "--filter", "count/threads", "--quiet"});
+                        "--filter", "count/(threads|ops)", "--quiet"});
     INFO(r.err);
     const auto reason = counter == "perf" ? perf_refusal() : std::nullopt;
     if (reason) {
@@ -223,21 +223,28 @@ TEST_CASE("a native case's worker threads are all counted, by callgrind and by h
       continue;
     }
     REQUIRE(r.status == 0);
-    std::map<std::int64_t, json> by_concurrency;
+    std::map<std::pair<std::string, std::int64_t>, json> found;
     for (const json& result : results_of(read_ledger(ledger))) {
-      by_concurrency[result["params"]["concurrency"].get<std::int64_t>()] = result;
+      found[{result["bench"].get<std::string>(),
+             result["params"]["concurrency"].get<std::int64_t>()}] = result;
     }
-    REQUIRE(by_concurrency.size() == 2);
-    const json& one = by_concurrency.at(1);
-    const json& two = by_concurrency.at(2);
-    CHECK(one["metrics"]["instructions"]["counter"] == counter);
-    const auto total = [](const json& result) {
-      return result["metrics"]["instructions"]["value"].get<double>() * result["ops"].get<double>();
+    REQUIRE(found.size() == 4);
+    const auto per_op = [](const json& result) {
+      return result["metrics"]["instructions"]["value"].get<double>();
     };
-    // Two workers each run the loop one worker runs at concurrency 1: twice the operations and
-    // twice the instructions. Counting only the thread that opened the counters, which runs no
-    // loop at concurrency 2, would give almost none.
+    const json& one = found.at({"count/threads", 1});
+    const json& two = found.at({"count/threads", 2});
+    CHECK(one["metrics"]["instructions"]["counter"] == counter);
+    // BENCH: two workers each run the loop one worker runs at concurrency 1, twice the
+    // operations and twice the instructions. Counting only the thread that opened the counters
+    // (perf without inherit) or the one that switched collection on (callgrind) gave about half
+    // the instructions per operation, or none.
     CHECK(two["ops"].get<double>() == 2 * one["ops"].get<double>());
-    CHECK(total(two) / total(one) == Approx(2).epsilon(0.1));
+    CHECK(per_op(two) * two["ops"].get<double>() ==
+          Approx(2 * per_op(one) * one["ops"].get<double>()).epsilon(0.1));
+    // OPS: two persistent workers share each batch; only the thread that waits for them is not
+    // one of them (it counted 4 instructions an operation under callgrind).
+    CHECK(per_op(found.at({"count/ops", 2})) ==
+          Approx(per_op(found.at({"count/ops", 1}))).epsilon(0.1));
   }
 }
