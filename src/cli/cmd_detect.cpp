@@ -1,6 +1,8 @@
 // `benchledger detect [CASE...]` (docs/history.md): change points in each case's series. Exit 1
 // when a change point that is a regression lies in the newest --recent runs of its series (so
-// that CI can run it after every merge), 0 otherwise, 2 for usage or data errors.
+// that CI can run it after every merge), 0 otherwise (a series too short to reach significance
+// says so), 2 for usage or data errors (a ledger that does not exist, filters or a CASE that match
+// nothing).
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -38,6 +40,7 @@ int run_detect(DetectCliOptions options) {
       ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
   options.history.samples = true;  // the tests split each run's samples, not its centre alone
   const auto series = ledger::collect_series(*store, options.history);
+  ledger::require_series(*store, options.history, series);  // exit 2 when nothing matched
   for (const auto& warning : store->warnings()) {
     std::cerr << "benchledger: warning: " << warning << '\n';
   }

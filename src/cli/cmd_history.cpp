@@ -1,6 +1,7 @@
 // `benchledger history [CASE...]` (docs/history.md): each case's series across the runs of a
-// label, a branch or the whole ledger, oldest first. Exit 0, 2 for usage or data errors, 1 for a
-// ledger whose records are damaged.
+// label, a branch or the whole ledger, oldest first. Exit 0, 2 for usage or data errors (a ledger
+// that does not exist, filters or a CASE that match nothing), 1 for a ledger whose records are
+// damaged.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -27,10 +28,10 @@ int run_history(const HistoryCliOptions& options) {
   const auto store =
       ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
   const std::vector<ledger::Series> series = ledger::collect_series(*store, options.history);
+  ledger::require_series(*store, options.history, series);  // exit 2 when nothing matched
   for (const auto& warning : store->warnings()) {
     std::cerr << "benchledger: warning: " << warning << '\n';
   }
-  if (series.empty()) std::cerr << "benchledger: no result matches: the history is empty\n";
   if (options.format == "md") {
     std::cout << report::render_history_markdown(series);
   } else if (options.format == "json") {

@@ -1,6 +1,26 @@
 #include "compare/change_detection.hpp"
 
+#include <fmt/format.h>
+
 namespace benchledger::compare {
+namespace {
+
+std::string runs_text(std::size_t n) {
+  return fmt::format("{} {}", n, n == 1 ? "run" : "runs");
+}
+
+// The remark of a series too short for the test (stats::unreachable_change_point).
+std::string unreachable_remark(const stats::ChangePointReach& reach, std::size_t points,
+                               double max_p) {
+  const std::string best =
+      points < 2 ? std::string("a change needs runs on both sides")
+                 : fmt::format("the smallest attainable p, a split of {} against {}, is {:.3g}",
+                               runs_text(reach.before), reach.after, reach.smallest_p);
+  return fmt::format("cannot reach significance at p < {:.3g} with {}: {}; need >= {}", max_p,
+                     runs_text(points), best, runs_text(reach.points_needed));
+}
+
+}  // namespace
 
 std::vector<CaseChanges> detect_changes(const std::vector<ledger::Series>& series,
                                         const DetectOptions& options) {
@@ -8,7 +28,7 @@ std::vector<CaseChanges> detect_changes(const std::vector<ledger::Series>& serie
   out.reserve(series.size());
   std::vector<double> centres;
   for (const ledger::Series& s : series) {
-    CaseChanges c{s.bench, s.params, s.metric, s.unit, s.better, s.points.size(), {}};
+    CaseChanges c{s.bench, s.params, s.metric, s.unit, s.better, s.points.size(), {}, {}};
     centres.clear();
     for (const auto& p : s.points) centres.push_back(p.centre);
     stats::ChangePointOptions method = options.method;
@@ -16,6 +36,9 @@ std::vector<CaseChanges> detect_changes(const std::vector<ledger::Series>& serie
         options.min_change
             ? *options.min_change
             : options.config.threshold_for(s.bench, options.fallback_threshold) / 100;
+    if (const auto reach = stats::unreachable_change_point(centres, method)) {
+      c.remark = unreachable_remark(*reach, centres.size(), method.max_p);
+    }
     for (const stats::ChangePoint& cp : stats::e_divisive_change_points(centres, method)) {
       const ledger::SeriesPoint& at = s.points[cp.index];
       DetectedChange d;

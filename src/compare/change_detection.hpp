@@ -22,7 +22,9 @@ struct DetectOptions {
 };
 
 struct DetectedChange {
-  std::size_t index = 0;  // 0-based position in the series: the first run after the change
+  // 0-based position in the series: the first run after the change. Outputs show it 1-based
+  // (index + 1), with the run's id.
+  std::size_t index = 0;
   std::string run_id, time;
   std::optional<std::string> commit;
   bool dirty = false;
@@ -39,6 +41,10 @@ struct CaseChanges {
   Better better = Better::lower;
   std::size_t points = 0;
   std::vector<DetectedChange> changes;
+  // Why the series can hold no change point at all, or empty: too few runs for the test to
+  // reach the significance level (`cannot reach significance at p < 0.001 with 12 runs: the
+  // smallest attainable p, a split of 6 runs against 6, is 0.00216; need >= 14 runs`).
+  std::string remark;
 };
 
 // One entry per series, in their order. Throws Error from stats::e_divisive_change_points.

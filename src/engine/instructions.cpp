@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -47,7 +48,7 @@ std::string perf_paranoid() {
 }
 
 long perf_event_open(perf_event_attr* attr, int group_fd) {
-  // This thread, any CPU.
+  // This thread (and, with inherit, the threads it creates from now on), any CPU.
   return ::syscall(SYS_perf_event_open, attr, 0, -1, group_fd, 0);
 }
 
@@ -59,13 +60,18 @@ perf_event_attr perf_attr(std::uint32_t type, std::uint64_t config, bool leader)
   attr.disabled = leader ? 1 : 0;  // the group starts and stops with its leader
   attr.exclude_kernel = 1;         // user space only: system calls are not counted
   attr.exclude_hv = 1;
-  attr.read_format =
-      PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  // A case's workers are threads this one starts after opening the counters: inherit gives
+  // each a copy that the leader's ioctls switch too and whose counts a read adds up (as
+  // google-benchmark's perf counters do). Kernels before 4.13 refuse inherit together with
+  // PERF_FORMAT_GROUP (perf_event_open(2), "inherit"), so each counter is read on its own.
+  attr.inherit = 1;
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   return attr;
 }
 
-// Hardware counters on this thread: instructions (the leader), cycles, branch and cache misses.
-// Enabled only around measured repetitions; read once at the end.
+// Hardware counters on this thread and the threads it starts: instructions (the leader),
+// cycles, branch and cache misses. Enabled only around measured repetitions; read once at the
+// end.
 class PerfGroup {
  public:
   PerfGroup() {
@@ -91,23 +97,25 @@ class PerfGroup {
   void enable() { std::ignore = ::ioctl(m_fds[0], PERF_EVENT_IOC_ENABLE, 0); }
   void disable() { std::ignore = ::ioctl(m_fds[0], PERF_EVENT_IOC_DISABLE, 0); }
 
-  // The four counts, scaled up when the kernel multiplexed the group (time running below time
-  // enabled), and that ratio.
+  // The four counts of every thread, each scaled up when the kernel multiplexed it (time
+  // running below time enabled), and the smallest such ratio.
   struct Reading {
     std::array<double, 4> values{};
     double running_fraction = 1;
   };
   Reading read() const {
-    std::array<std::uint64_t, 3 + 4> buffer{};  // nr, time_enabled, time_running, values
-    if (::read(m_fds[0], buffer.data(), sizeof(buffer)) < 0)
-      throw Error(fmt::format("reading the hardware counters: {}", std::strerror(errno)));
     Reading reading;
-    const auto enabled = static_cast<double>(buffer[1]);
-    const auto running = static_cast<double>(buffer[2]);
-    reading.running_fraction = enabled > 0 ? running / enabled : 1;
-    const double scale = running > 0 ? enabled / running : 1;
-    for (std::size_t i = 0; i < 4; ++i)
-      reading.values[i] = static_cast<double>(buffer[3 + i]) * scale;
+    for (std::size_t i = 0; i < m_fds.size(); ++i) {
+      std::array<std::uint64_t, 3> buffer{};  // value, time_enabled, time_running
+      if (::read(m_fds[i], buffer.data(), sizeof(buffer)) != sizeof(buffer))
+        throw Error(fmt::format("reading the hardware counters: {}", std::strerror(errno)));
+      const auto enabled = static_cast<double>(buffer[1]);
+      const auto running = static_cast<double>(buffer[2]);
+      if (enabled > 0)
+        reading.running_fraction = std::min(reading.running_fraction, running / enabled);
+      const double scale = running > 0 ? enabled / running : 1;
+      reading.values[i] = static_cast<double>(buffer[0]) * scale;
+    }
     return reading;
   }
 
@@ -123,8 +131,20 @@ class PerfGroup {
 
 // The collection switch of this process (a counted case's re-executed program).
 std::atomic<bool> g_armed{false};
-bool g_collecting = false;
+// Whether a measured batch is running: set and cleared by whichever thread pulls the switch,
+// read by the workers of a case with several.
+std::atomic<bool> g_collecting{false};
 PerfGroup* g_perf = nullptr;
+// Callgrind's collection is a state of each thread (CALLGRIND_TOGGLE_COLLECT switches the
+// calling thread's only, and a new thread starts with --collect-atstart's), unlike hardware
+// counters, which the leader's ioctl switches for every thread that inherited them.
+thread_local bool t_callgrind_collecting = false;
+
+void callgrind_collect_here(bool on) {
+  if (t_callgrind_collecting == on) return;
+  CALLGRIND_TOGGLE_COLLECT;
+  t_callgrind_collecting = on;
+}
 
 std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
   return {"--tool=callgrind", "--cache-sim=yes", "--quiet",
@@ -438,7 +458,7 @@ void counted_region_begin() {
   if (g_perf != nullptr) {
     g_perf->enable();
   } else {
-    CALLGRIND_TOGGLE_COLLECT;
+    callgrind_collect_here(true);
   }
 }
 
@@ -447,9 +467,19 @@ void counted_region_end() {
   if (g_perf != nullptr) {
     g_perf->disable();
   } else {
-    CALLGRIND_TOGGLE_COLLECT;
+    callgrind_collect_here(false);
   }
   g_collecting = false;
+}
+
+void counted_thread_pause() {
+  if (!g_armed.load(std::memory_order_relaxed) || g_perf != nullptr) return;
+  callgrind_collect_here(false);
+}
+
+void counted_thread_resume() {
+  if (!g_armed.load(std::memory_order_relaxed) || g_perf != nullptr || !g_collecting) return;
+  callgrind_collect_here(true);
 }
 
 }  // namespace benchledger::engine

@@ -103,5 +103,12 @@ int run_counted_case(const NativeCase* c);
 // run_counted_case armed it, and outside Valgrind.
 void counted_region_begin();
 void counted_region_end();
+// For each worker thread of a case with several, around its waits for the others: pause before
+// waiting, resume (collecting again only while the switch above is on) after. Callgrind collects
+// per thread, and a worker other than the one that pulled the switch would otherwise never be
+// counted; with hardware counters, which every thread inherits and the switch turns on and off
+// for all, and outside a counted case, these do nothing.
+void counted_thread_pause();
+void counted_thread_resume();
 
 }  // namespace benchledger::engine

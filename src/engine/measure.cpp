@@ -217,7 +217,7 @@ class BenchControl final : public detail::CaseControl {
       m_next = m_machine.first_batch();
       if (m_next > 0 && m_machine.measuring()) counted_region_begin();
     } else {
-      m_barrier.arrive_and_wait();
+      wait_for_workers();
     }
     if (m_next == 0) m_finished[static_cast<std::size_t>(thread)] = true;
     return m_next;
@@ -230,7 +230,7 @@ class BenchControl final : public detail::CaseControl {
       if (m_next > 0 && m_machine.measuring()) counted_region_begin();
     } else {
       m_busy[static_cast<std::size_t>(thread)] = busy_ns;
-      m_barrier.arrive_and_wait();
+      wait_for_workers();
     }
     if (m_next == 0) m_finished[static_cast<std::size_t>(thread)] = true;
     return m_next;
@@ -259,6 +259,14 @@ class BenchControl final : public detail::CaseControl {
     BenchControl* control;
     void operator()() noexcept { control->on_barrier(); }
   };
+
+  // Each worker stops counting its own work before the barrier and counts again after it while
+  // the batch is measured (instructions.hpp, counted_thread_pause).
+  void wait_for_workers() {
+    counted_thread_pause();
+    m_barrier.arrive_and_wait();
+    counted_thread_resume();
+  }
 
   void on_barrier() noexcept {
     try {
@@ -488,12 +496,14 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
         while (true) {
           start_line.arrive_and_wait();
           if (stop) return;
+          counted_thread_resume();
           run_operations(
               op, workers[w],
               [&] {
                 return !abort.is_set() && next_op.fetch_add(1, std::memory_order_relaxed) < budget;
               },
               abort);
+          counted_thread_pause();
           finish_line.arrive_and_wait();
         }
       });

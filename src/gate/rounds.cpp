@@ -99,6 +99,30 @@ bool failed(const ResultRecord& result) {
   return result.primary == "failed";
 }
 
+// One metric from the rounds that measured it (at least one): their samples (or values)
+// concatenated under the first round's unit and direction. The metadata that decides how compare
+// judges it survives: deterministic only when every round says so, since a count mixed with
+// timings is no longer one; the counter only when every round names the same one.
+Metric pool_metric(const std::vector<const Metric*>& rounds) {
+  const Metric& first = *rounds.front();
+  std::vector<double> samples;
+  bool deterministic = true;
+  std::optional<std::string> counter = first.counter;
+  for (const Metric* m : rounds) {
+    if (m->samples && !m->samples->empty()) {
+      samples.insert(samples.end(), m->samples->begin(), m->samples->end());
+    } else {
+      samples.push_back(m->value);
+    }
+    deterministic = deterministic && m->deterministic;
+    if (m->counter != counter) counter.reset();
+  }
+  Metric pooled = metric_from_samples(first.unit, first.better, std::move(samples));
+  pooled.deterministic = deterministic;
+  pooled.counter = deterministic ? counter : std::nullopt;
+  return pooled;
+}
+
 ResultRecord pool_case(const std::vector<const ResultRecord*>& results, const std::string& run_id) {
   std::vector<const ResultRecord*> measured;
   std::int64_t ops = 0, errors = 0;
@@ -120,20 +144,12 @@ ResultRecord pool_case(const std::vector<const ResultRecord*>& results, const st
     }
     pooled.metrics.clear();
     for (const std::string& name : names) {
-      std::vector<double> samples;
-      const Metric* first = nullptr;
+      std::vector<const Metric*> rounds;
       for (const ResultRecord* r : measured) {
         const auto found = r->metrics.find(name);
-        if (found == r->metrics.end()) continue;
-        const Metric& m = found->second;
-        if (first == nullptr) first = &m;
-        if (m.samples && !m.samples->empty()) {
-          samples.insert(samples.end(), m.samples->begin(), m.samples->end());
-        } else {
-          samples.push_back(m.value);
-        }
+        if (found != r->metrics.end()) rounds.push_back(&found->second);
       }
-      pooled.metrics[name] = metric_from_samples(first->unit, first->better, std::move(samples));
+      pooled.metrics[name] = pool_metric(rounds);
     }
   }
   return pooled;

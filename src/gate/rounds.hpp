@@ -41,10 +41,14 @@ struct PooledSide {
 // only in their digits count as one: the first is kept); one result per case
 // (bench + params), in the order cases first appear. A metric's samples are the rounds'
 // samples concatenated (a metric without samples gives its value) and its summary is
-// computed anew; percentiles, which cannot be pooled from summaries, are kept only when a
-// single round measured the case. ops and errors are summed. A case that failed in every
-// round stays a failed result (the first round's failure); one that failed in some rounds
-// only keeps their errors. Throws Error when there are no rounds.
+// computed anew, under the first round's unit and direction; percentiles, which cannot be
+// pooled from summaries, are kept only when a single round measured the case. A metric stays
+// deterministic (judged by compare's deterministic threshold alone) only when it is
+// deterministic in every round that has it, and keeps its counter only when all of those name
+// the same one; nothing finer (a count pooled with timings is simply not deterministic). ops and
+// errors are summed. A case that failed in every round stays a failed result (the first round's
+// failure); one that failed in some rounds only keeps their errors. Throws Error when there are no
+// rounds.
 PooledSide pool_rounds(const std::vector<Round>& rounds, const std::string& label,
                        const std::vector<std::string>& command);
 

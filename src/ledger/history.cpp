@@ -5,7 +5,12 @@
 #include <map>
 #include <memory>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <benchledger/error.hpp>
+
 #include "ledger/invalidated.hpp"
+#include "ledger/series_filter.hpp"
 #include "stats/median_interval.hpp"
 
 namespace benchledger::ledger {
@@ -123,6 +128,72 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
     return true;
   });
   return builder.take();
+}
+
+namespace {
+
+// The run filters as the flags that gave them: ` --label nightly --since 2999-01-01`.
+std::string filters_text(const SeriesQuery& query) {
+  std::string out;
+  if (query.label) out += " --label " + *query.label;
+  if (query.branch) out += " --branch " + *query.branch;
+  if (query.since) out += " --since " + *query.since;
+  return out;
+}
+
+// Whether the query (its cases and run filters) selects any result at all.
+bool selects_a_result(const Store& store, const SeriesQuery& query) {
+  bool found = false;
+  store.scan_series(query, [&](const RunRecord&, ResultRecord&&) {
+    found = true;
+    return false;
+  });
+  return found;
+}
+
+}  // namespace
+
+void require_series(const Store& store, const HistoryOptions& options,
+                    const std::vector<Series>& series) {
+  std::vector<std::string> unmatched;
+  for (const std::string& glob : options.query.cases) {
+    if (std::none_of(series.begin(), series.end(),
+                     [&](const Series& s) { return case_matches({glob}, s.bench, s.params); })) {
+      unmatched.push_back(glob);
+    }
+  }
+  if (!series.empty() && unmatched.empty()) return;
+  const std::string ledger = "ledger " + store.uri();
+  if (store.log(1).empty()) {
+    // The stores read a ledger that is not there yet as an empty one, and say so in a warning.
+    for (const std::string& warning : store.warnings()) {
+      if (warning.find("does not exist") != std::string::npos)
+        throw Error(ledger + " does not exist");
+    }
+    throw Error(ledger + " holds no run");
+  }
+  const std::string filters = filters_text(options.query);
+  SeriesQuery runs = options.query;
+  runs.cases.clear();
+  if (!filters.empty() && !selects_a_result(store, runs)) {
+    throw Error(fmt::format("no run with results in {} matches{}", ledger, filters));
+  }
+  const std::string among = filters.empty() ? "" : " among the runs matching" + filters;
+  // What a result that is there still lacks: the metric, or it is left out as invalidated.
+  const std::string lacking =
+      options.metric ? fmt::format("has no result with the metric \"{}\"", *options.metric)
+                     : std::string("has only invalidated results");
+  std::vector<std::string> reasons;
+  for (const std::string& glob : unmatched) {
+    SeriesQuery one = runs;
+    one.cases = {glob};
+    reasons.push_back(
+        selects_a_result(store, one)
+            ? fmt::format("CASE \"{}\" {} in {}{}", glob, lacking, ledger, among)
+            : fmt::format("CASE \"{}\" matches no case of {}{}", glob, ledger, among));
+  }
+  if (reasons.empty()) reasons.push_back(fmt::format("{}{} {}", ledger, among, lacking));
+  throw Error(fmt::format("{}", fmt::join(reasons, "; ")));
 }
 
 }  // namespace benchledger::ledger

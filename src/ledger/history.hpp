@@ -43,4 +43,13 @@ struct HistoryOptions {
 // store throws.
 std::vector<Series> collect_series(const Store& store, const HistoryOptions& options);
 
+// Returns when `series`, collect_series' answer to `options`, is not empty and every CASE glob
+// of the query has a series. Otherwise throws Error naming what matched nothing: the ledger
+// (`ledger x.ndjson does not exist`, `… holds no run`), the run filters (`no run of ledger
+// x.ndjson matches --label nightly --since 2999-01-01`), each glob without a series (`CASE
+// "nothing/*" matches no case of ledger x.ndjson`, or, where its results lack the metric or are
+// invalidated, says so). Reads the store again: meant for when the answer is short.
+void require_series(const Store& store, const HistoryOptions& options,
+                    const std::vector<Series>& series);
+
 }  // namespace benchledger::ledger

@@ -19,9 +19,14 @@ const char* verdict_of(const compare::DetectedChange& d) {
   return d.regression ? "regression" : "improvement";
 }
 
+// Where a change point lies: its run's 1-based position in the series, `41 of 60`.
+std::string position_text(const compare::CaseChanges& c, const compare::DetectedChange& d) {
+  return fmt::format("{} of {}", d.index + 1, c.points);
+}
+
 std::vector<std::string> row_of(const compare::CaseChanges& c, const compare::DetectedChange& d) {
-  return {std::to_string(d.index),
-          d.run_id,
+  return {d.run_id,
+          position_text(c, d),
           commit_text(d),
           format_quantity(d.before, c.unit),
           format_quantity(d.after, c.unit),
@@ -45,7 +50,7 @@ std::string summary(const std::vector<compare::CaseChanges>& cases) {
 
 std::string render_changes_table(const std::vector<compare::CaseChanges>& cases) {
   std::vector<std::vector<std::string>> rows{
-      {"case", "metric", "index", "run", "commit", "before", "after", "change", "p", "verdict"}};
+      {"case", "metric", "run", "position", "commit", "before", "after", "change", "p", "verdict"}};
   for (const auto& c : cases) {
     for (const auto& d : c.changes) {
       std::vector<std::string> row{case_label(c.bench, c.params), c.metric};
@@ -70,22 +75,30 @@ std::string render_changes_table(const std::vector<compare::CaseChanges>& cases)
       out += line + '\n';
     }
   }
+  std::string notes;
+  for (const auto& c : cases) {
+    if (!c.remark.empty())
+      notes += fmt::format("  {} {}: {}\n", case_label(c.bench, c.params), c.metric, c.remark);
+  }
+  if (!notes.empty()) out += (out.empty() ? "" : "\n") + std::string("notes:\n") + notes + '\n';
   return out + summary(cases) + '\n';
 }
 
 std::string render_changes_markdown(const std::vector<compare::CaseChanges>& cases) {
   std::string out = "## Change points\n\n" + summary(cases) + "\n";
   for (const auto& c : cases) {
-    if (c.changes.empty()) continue;
+    if (c.changes.empty() && c.remark.empty()) continue;
     out += fmt::format("\n### {}\n\n{} ({}, {} is better), {} runs\n\n",
                        escape_markdown(case_label(c.bench, c.params)), escape_markdown(c.metric),
                        escape_markdown(c.unit), to_string(c.better), c.points);
+    if (!c.remark.empty()) out += escape_markdown(c.remark) + "\n\n";
+    if (c.changes.empty()) continue;
     out +=
-        "| index | run | commit | before | after | change | p | verdict |\n"
-        "|--:|---|---|--:|--:|--:|--:|---|\n";
+        "| run | position | commit | before | after | change | p | verdict |\n"
+        "|---|--:|---|--:|--:|--:|--:|---|\n";
     for (const auto& d : c.changes) {
       const auto r = row_of(c, d);
-      out += fmt::format("| {} | `{}` | `{}` | {} | {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3],
+      out += fmt::format("| `{}` | {} | `{}` | {} | {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3],
                          r[4], r[5], r[6], r[7]);
     }
   }
@@ -99,8 +112,8 @@ std::string render_changes_json(const std::vector<compare::CaseChanges>& cases) 
     for (const auto& [key, value] : c.params) params[key] = to_json(value);
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (const auto& d : c.changes) {
-      points.push_back({{"index", d.index},
-                        {"run", d.run_id},
+      points.push_back({{"run", d.run_id},
+                        {"position", d.index + 1},
                         {"commit", d.commit ? nlohmann::ordered_json(*d.commit) : nullptr},
                         {"time", d.time},
                         {"before", d.before},
@@ -115,7 +128,9 @@ std::string render_changes_json(const std::vector<compare::CaseChanges>& cases) 
                    {"unit", c.unit},
                    {"better", to_string(c.better)},
                    {"points", c.points},
-                   {"change_points", std::move(points)}});
+                   {"change_points", std::move(points)},
+                   {"remark", c.remark.empty() ? nlohmann::ordered_json(nullptr)
+                                               : nlohmann::ordered_json(c.remark)}});
   }
   return nlohmann::ordered_json{{"cases", std::move(all)}}.dump(2) + '\n';
 }

@@ -170,8 +170,9 @@ double change_magnitude(double before, double after) {
   return std::max(std::abs(forward), std::abs(backward));
 }
 
-std::vector<ChangePoint> e_divisive_change_points(std::span<const double> series,
-                                                  const ChangePointOptions& options) {
+namespace {
+
+void check_options(std::span<const double> series, const ChangePointOptions& options) {
   if (options.window < 2 || options.window > k_max_change_point_window) {
     throw Error("change points: the window must hold 2 to " +
                 std::to_string(k_max_change_point_window) + " points");
@@ -187,6 +188,45 @@ std::vector<ChangePoint> e_divisive_change_points(std::span<const double> series
       throw Error("change points: point " + std::to_string(i) + " is not a finite number");
     }
   }
+}
+
+// The fewest points whose best split can get a p below max_p (see ChangePointReach).
+std::size_t points_needed(const ChangePointOptions& options) {
+  // Student's t of 1 point against 2 is 0 when the two are equal and differ from the one.
+  if (options.test == SegmentTest::student) return 3;
+  std::size_t n = 2;
+  while (mann_whitney_min_p(n / 2, n - n / 2) >= options.max_p) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::optional<ChangePointReach> unreachable_change_point(std::span<const double> series,
+                                                         const ChangePointOptions& options) {
+  check_options(series, options);
+  ChangePointReach reach;
+  reach.points_needed = points_needed(options);
+  const std::size_t n = series.size();
+  if (n >= reach.points_needed) return std::nullopt;
+  reach.before = n;
+  std::vector<double> sorted(series.begin(), series.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t tau = 1; tau < n; ++tau) {
+    const double p = segment_test(sorted, 0, tau, n, 0, options.test).p;
+    if (tau == 1 || p < reach.smallest_p) {
+      reach.smallest_p = p;
+      reach.before = tau;
+      reach.after = n - tau;
+    }
+  }
+  // The merge keeps a change point only while its p is below max_p.
+  if (reach.smallest_p < options.max_p) return std::nullopt;
+  return reach;
+}
+
+std::vector<ChangePoint> e_divisive_change_points(std::span<const double> series,
+                                                  const ChangePointOptions& options) {
+  check_options(series, options);
   const std::size_t n = series.size();
   // Split: weak change points at a relaxed level in overlapping windows (Otava's first pass).
   const double first_pass = options.max_p < 0.05  ? options.max_p * 10

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -44,6 +45,24 @@ struct ChangePoint {
 // negative.
 std::vector<ChangePoint> e_divisive_change_points(std::span<const double> series,
                                                   const ChangePointOptions& options);
+
+// How far the test between segments can reach on a series too short for it: the smallest p any
+// split of the series' values can get (the values sorted, so that every split separates them
+// completely: for the rank test no order of the same values gives a smaller p at that split),
+// the sizes of the split that gets it, and the fewest points whose best split of distinct values
+// gets below max_p (the rank test: 2 / C(n, n/2) < max_p; Student's t: 3).
+struct ChangePointReach {
+  double smallest_p = 1;
+  std::size_t before = 0, after = 0;  // the segments of that split (after is 0 below 2 points)
+  std::size_t points_needed = 0;
+};
+
+// Why `series` can hold no change point whatever the order of its values: it has fewer than
+// points_needed points and no split of them gets a p below options.max_p, which the merge step
+// requires. Nullopt otherwise (a series with enough points that holds none is simply flat).
+// Throws what e_divisive_change_points throws for its options.
+std::optional<ChangePointReach> unreachable_change_point(std::span<const double> series,
+                                                         const ChangePointOptions& options);
 
 // The relative size of a change, as the merge step weighs it: the larger of |after/before - 1|
 // and |before/after - 1| (0 for a mean of 0, as Otava).

@@ -1,6 +1,8 @@
 // `benchledger history` and `detect` on the built binary: the same series, oldest first, from
-// NDJSON, SQLite and PostgreSQL under every filter, invalidated runs left out, and detect's exit 1
-// only for a regression in the newest --recent runs.
+// NDJSON, SQLite and PostgreSQL under every filter, invalidated runs left out, exit 2 naming what
+// matched nothing, change points named by run and 1-based position, a series too short to reach
+// significance said to be so, and detect's exit 1 only for a regression in the newest --recent
+// runs.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -94,8 +96,16 @@ TEST_CASE("history gives the same series from every store, oldest first, under e
     const std::string c_time = std::get<RunRecord>(c[0]).header.time;
     CHECK(run_ids(history({k_case0, "--since", c_time})[0]) ==
           std::vector<std::string>{id(c), id(d)});
-    CHECK(history({k_case0, "--since", "2999-01-01"}).empty());
-    CHECK(history({"nothing/*"}).empty());
+    // A filter or a CASE that matches nothing is an error that names it, not an empty history.
+    const ProcessResult late =
+        run_cli({"history", "--ledger", uri, k_case0, "--since", "2999-01-01"});
+    CHECK(late.exit_code == 2);
+    CHECK(late.out.empty());
+    CHECK_THAT(late.err, Catch::Contains("no run with results in ledger") &&
+                             Catch::Contains("matches --since 2999-01-01"));
+    const ProcessResult nothing = run_cli({"history", "--ledger", uri, "nothing/*"});
+    CHECK(nothing.exit_code == 2);
+    CHECK_THAT(nothing.err, Catch::Contains("CASE \"nothing/*\" matches no case of ledger"));
 
     const ProcessResult bad = run_cli({"history", "--ledger", uri, "--since", "yesterday"});
     CHECK(bad.exit_code == 2);
@@ -138,8 +148,16 @@ TEST_CASE("detect finds a step at its run and exits 1 only while it is among the
     CHECK(cases[0]["points"] == 60);
     REQUIRE(cases[0]["change_points"].size() == 1);
     const json& cp = cases[0]["change_points"][0];
-    CHECK(cp["index"] == 40);
+    CHECK(cp["position"] == 41);  // the 41st run, the first at +20%
+    CHECK_FALSE(cp.contains("index"));
     CHECK(cp["run"] == ids[40]);
+    CHECK(cases[0]["remark"].is_null());
+    // Every format names it by its run and 1-based position.
+    const ProcessResult table = run_cli({"detect", "--ledger", uri, k_case0});
+    CHECK_THAT(table.out, Catch::Contains(ids[40] + "  41 of 60  "));
+    const ProcessResult md = run_cli({"detect", "--ledger", uri, k_case0, "--format", "md"});
+    CHECK_THAT(md.out, Catch::Contains("| run | position |") &&
+                           Catch::Contains("| `" + ids[40] + "` | 41 of 60 |"));
     CHECK(cp["verdict"] == "regression");
     CHECK(cp["change"].get<double>() == Approx(0.2).epsilon(0.02));
 
@@ -150,5 +168,96 @@ TEST_CASE("detect finds a step at its run and exits 1 only while it is among the
         run_cli({"detect", "--ledger", uri, k_case0, "--min-change", "30", "--recent", "20"});
     CHECK(high.exit_code == 0);
     CHECK_THAT(high.out, Catch::Contains("0 change points"));
+  }
+}
+
+TEST_CASE(
+    "history and detect refuse, with exit 2, a ledger that does not exist and a CASE or filter "
+    "that matches nothing") {
+  ScratchDir dir;
+  for (const auto& uri : store_uris(dir)) {
+    INFO(uri);
+    for (const std::string command : {"history", "detect"}) {
+      const ProcessResult missing = run_cli({command, "--ledger", uri});
+      CHECK(missing.exit_code == 2);
+      CHECK(missing.out.empty());
+      CHECK_THAT(missing.err, Catch::Contains("does not exist"));
+    }
+    const auto store = open_store(uri);
+    store->append(run_of("nightly", "main", false, 100));
+    store->append(run_of("nightly", "main", false, 110));
+    const auto refused = [&](std::vector<std::string> args, const std::string& message) {
+      for (const std::string command : {"history", "detect"}) {
+        std::vector<std::string> argv = {command, "--ledger", uri};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const ProcessResult r = run_cli(argv);
+        INFO(command << ' ' << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Catch::Contains(message));
+      }
+    };
+    // Of two globs, the one that matches nothing is named, and only it.
+    refused({k_case0, "nothing/*"}, "CASE \"nothing/*\" matches no case of ledger");
+    refused({"--label", "weekly"}, "matches --label weekly");
+    refused({k_case0, "--branch", "dev"}, "matches --branch dev");
+    refused({"--metric", "wall"}, "has no result with the metric \"wall\"");
+    refused({"executors/sort", "--metric", "wall"},
+            "CASE \"executors/sort\" has no result with the metric \"wall\"");
+    CHECK(run_cli({"history", "--ledger", uri, k_case0, "--label", "nightly"}).exit_code == 0);
+    CHECK(run_cli({"detect", "--ledger", uri, k_case0, "--label", "nightly"}).exit_code == 0);
+  }
+}
+
+TEST_CASE("detect says when a series has too few runs to reach significance, in every format") {
+  ScratchDir dir;
+  for (const auto& uri : store_uris(dir)) {
+    INFO(uri);
+    const auto store = open_store(uri);
+    std::vector<std::string> ids;
+    for (int i = 0; i < 12; ++i) {  // six runs at 50 ms, then six at 60 ms
+      const auto batch = run_of("nightly", "main", false, i < 6 ? 50e6 : 60e6);
+      store->append(batch);
+      ids.push_back(header_of(batch[0]).id);
+    }
+    // The rank test's best split of these values, 6 runs at 50 against 6 at 60, has the p of
+    // scipy.stats.mannwhitneyu([50] * 6, [60] * 6) (ties: the normal approximation):
+    // 0.0012619..., above 0.001. Distinct values need 14 runs: 2 / C(13, 6) = 0.00117 and
+    // 2 / C(14, 7) = 0.00058.
+    const std::string remark =
+        "cannot reach significance at p < 0.001 with 12 runs: the smallest attainable p, a split "
+        "of 6 runs against 6, is 0.00126; need >= 14 runs";
+    const ProcessResult table = run_cli({"detect", "--ledger", uri, k_case0});
+    INFO(table.err);
+    CHECK(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("notes:\n  executors/sort") &&
+                              Catch::Contains("time: " + remark) &&
+                              Catch::Contains("1 case, 0 change points"));
+    const ProcessResult md = run_cli({"detect", "--ledger", uri, k_case0, "--format", "md"});
+    CHECK(md.exit_code == 0);
+    // Markdown escapes < and > (report/escape.hpp); a renderer shows them as they are.
+    CHECK_THAT(md.out, Catch::Contains("12 runs\n\ncannot reach significance at p \\< 0.001 with "
+                                       "12 runs: the smallest attainable p, a split of 6 runs "
+                                       "against 6, is 0.00126; need \\>= 14 runs\n"));
+    const ProcessResult js = run_cli({"detect", "--ledger", uri, k_case0, "--format", "json"});
+    CHECK(js.exit_code == 0);
+    const json one = json::parse(js.out)["cases"][0];
+    CHECK(one["remark"] == remark);
+    CHECK(one["change_points"].empty());
+    // A looser level the same runs reach: the change point, and no remark.
+    const json loose = json::parse(
+        run_cli({"detect", "--ledger", uri, k_case0, "--format", "json", "--significance", "0.01"})
+            .out)["cases"][0];
+    CHECK(loose["remark"].is_null());
+    REQUIRE(loose["change_points"].size() == 1);
+    CHECK(loose["change_points"][0]["position"] == 7);
+    CHECK(loose["change_points"][0]["run"] == ids[6]);
+    // A 13th run: 6 against 7 tied values reach 0.00072 (scipy), and the change is found.
+    store->append(run_of("nightly", "main", false, 60e6));
+    const json more = json::parse(
+        run_cli({"detect", "--ledger", uri, k_case0, "--format", "json"}).out)["cases"][0];
+    CHECK(more["remark"].is_null());
+    REQUIRE(more["change_points"].size() == 1);
+    CHECK(more["change_points"][0]["position"] == 7);
   }
 }

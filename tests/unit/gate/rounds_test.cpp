@@ -1,4 +1,5 @@
-// A gate's rounds share out each side's runs and pool back into one run a side, samples intact.
+// A gate's rounds share out each side's runs and pool back into one run a side, samples and the
+// metadata compare judges them by intact.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -7,7 +8,9 @@
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
 
+#include "compare/comparison.hpp"
 #include "gate/rounds.hpp"
+#include "model_fixtures.hpp"
 
 using namespace benchledger;
 using Words = std::vector<std::string>;
@@ -98,4 +101,86 @@ TEST_CASE("a case failed in some rounds keeps their errors; failed in all, it st
   CHECK(all.results[0].primary == "failed");
   CHECK(all.results[0].errors == 4);
   CHECK_THROWS_AS(gate::pool_rounds({}, "head", {}), Error);
+}
+
+namespace {
+
+// A round of a `--measure instructions` run: one case whose primary metric is a deterministic
+// count from `counter`, and a timing beside it.
+gate::Round counted_round(const std::string& label, double instructions,
+                          const std::string& counter = "valgrind") {
+  gate::Round round;
+  round.run = testing::sample_run(new_ulid(), label);
+  ResultRecord result;
+  result.header.id = new_ulid();
+  result.header.time = round.run.header.time;
+  result.run = round.run.header.id;
+  result.bench = "count/loop";
+  result.primary = "instructions";
+  result.ops = 1000;
+  Metric count = single_value_metric("count", Better::lower, instructions);
+  count.deterministic = true;
+  count.counter = counter;
+  result.metrics["instructions"] = count;
+  result.metrics["time"] = metric_from_samples("ns", Better::lower, {instructions / 3});
+  round.results.push_back(result);
+  return round;
+}
+
+compare::Side side_of(const gate::PooledSide& pooled) {
+  return compare::Side{{pooled.run}, pooled.results};
+}
+
+}  // namespace
+
+TEST_CASE("pooled rounds keep a metric's unit, its determinism and its counter") {
+  const gate::PooledSide side = gate::pool_rounds(
+      {counted_round("head", 1000), counted_round("head", 1000), counted_round("head", 1000)},
+      "head", {});
+  REQUIRE(side.results.size() == 1);
+  const Metric& count = side.results[0].metrics.at("instructions");
+  CHECK(count.unit == "count");
+  CHECK(count.better == Better::lower);
+  CHECK(count.deterministic);
+  CHECK(count.counter == "valgrind");
+  CHECK(*count.samples == std::vector<double>{1000, 1000, 1000});
+  const Metric& time = side.results[0].metrics.at("time");
+  CHECK(time.unit == "ns");
+  CHECK_FALSE(time.deterministic);
+  CHECK_FALSE(time.counter.has_value());
+
+  // Deterministic in one round only: no longer a count compare may judge by its threshold alone.
+  gate::Round timed = counted_round("head", 1000);
+  timed.results[0].metrics["instructions"].deterministic = false;
+  timed.results[0].metrics["instructions"].counter.reset();
+  const gate::PooledSide mixed =
+      gate::pool_rounds({counted_round("head", 1000), timed}, "head", {});
+  CHECK_FALSE(mixed.results[0].metrics.at("instructions").deterministic);
+  CHECK_FALSE(mixed.results[0].metrics.at("instructions").counter.has_value());
+  // Counted by two counters: still deterministic, with no one counter to name.
+  const gate::PooledSide counters = gate::pool_rounds(
+      {counted_round("head", 1000), counted_round("head", 1000, "perf")}, "head", {});
+  CHECK(counters.results[0].metrics.at("instructions").deterministic);
+  CHECK_FALSE(counters.results[0].metrics.at("instructions").counter.has_value());
+}
+
+TEST_CASE("a 1% change of a deterministic count pooled from 3 rounds a side is a regression") {
+  std::vector<gate::Round> base, head;
+  for (int i = 0; i < 3; ++i) {
+    base.push_back(counted_round("base", 100000));
+    head.push_back(counted_round("head", 101000));
+  }
+  const compare::ComparisonReport report =
+      compare::compare_sides(side_of(gate::pool_rounds(base, "base", {})),
+                             side_of(gate::pool_rounds(head, "head", {})), {}, {});
+  REQUIRE(report.cases.size() == 1);
+  const compare::CaseComparison& c = report.cases[0];
+  CHECK(c.metric == "instructions");
+  CHECK(c.base_n == 3);
+  CHECK(c.current_n == 3);
+  CHECK(c.deterministic);
+  CHECK(c.threshold == Approx(0.005));
+  CHECK(c.change == Approx(0.01));
+  CHECK(c.verdict == compare::Verdict::regression);
+  CHECK_FALSE(report.gate_pass);
 }
