@@ -72,7 +72,7 @@ int run_bisect(const BisectCliOptions& options) {
   std::filesystem::create_directories(out, ec);
   if (ec) throw Error(fmt::format("cannot create --out {}: {}", out.string(), ec.message()));
   const std::filesystem::path log = out / "bisect.log";
-  std::filesystem::remove(log, ec);
+  remove_earlier_output(log);
   const std::unique_ptr<ledger::Store> store =
       ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
 
