@@ -72,7 +72,7 @@ int run_bisect(const BisectCliOptions& options) {
   std::filesystem::create_directories(out, ec);
   if (ec) throw Error(fmt::format("cannot create --out {}: {}", out.string(), ec.message()));
   const std::filesystem::path log = out / "bisect.log";
-  std::filesystem::remove(log, ec);
+  remove_earlier_output(log);
   const std::unique_ptr<ledger::Store> store =
       ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
 
@@ -163,8 +163,9 @@ Runner add_bisect_command(CLI::App& app) {
       "--ledger", options->ledger,
       "append every measured run here (default: BENCHLEDGER_LEDGER, the config file, or "
       "ledger/ledger.ndjson under the repository root)");
-  sub->add_option("--rounds", options->rounds,
-                  "rounds a side at each commit (default: gate.rounds of benchledger.json, else 5)")
+  sub->add_option(
+         "--rounds", options->rounds,
+         "rounds a side at each commit (default: gate.rounds of benchledger.json, else 10)")
       ->check(CLI::Range(1, 1000));
   add_compare_flags(*sub, options->judging);
   sub->footer(

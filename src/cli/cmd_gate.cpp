@@ -111,7 +111,7 @@ int run_gate(const GateCliOptions& options) {
   // Results of an earlier gate must not pass for this one's if it stops early.
   for (const char* name :
        {"comparison.md", "comparison.json", "comparison.xml", "comparison.txt", "gate.log"}) {
-    std::filesystem::remove(out / name, ec);
+    remove_earlier_output(out / name);
   }
 
   gate::GateSettings settings;
@@ -158,18 +158,11 @@ int run_gate(const GateCliOptions& options) {
     return undecided;
   };
 
+  // The runs are appended to --ledger, or to the ledger under --out that other gates may share:
+  // chosen (and that one verified) before minutes of measuring, never truncated or replaced.
+  const std::unique_ptr<ledger::Store> store = open_gate_ledger(options.ledger, out);
   const gate::GateMeasurement measured = gate::measure_revisions(settings);
 
-  // The runs are kept: in --ledger, or in a ledger of this gate's own under --out.
-  std::string uri;
-  if (options.ledger) {
-    uri = *options.ledger;
-  } else {
-    const std::filesystem::path file = out / "ledger.ndjson";
-    std::filesystem::remove(file, ec);
-    uri = file.string();
-  }
-  const std::unique_ptr<ledger::Store> store = ledger::open_store(uri);
   for (const gate::PooledSide* side : {&measured.base, &measured.head}) {
     std::vector<Record> batch;
     batch.emplace_back(side->run);
@@ -218,8 +211,9 @@ Runner add_gate_command(CLI::App& app) {
   sub->add_option("--out", options->out,
                   "directory for comparison.md/.json/.xml/.txt, gate.log and the ledger")
       ->default_str("benchledger-gate");
-  sub->add_option("--ledger", options->ledger,
-                  "keep the two runs in this ledger (default: a fresh ledger.ndjson in --out)");
+  sub->add_option(
+      "--ledger", options->ledger,
+      "append the two runs to this ledger (default: ledger.ndjson in --out, appended to)");
   sub->add_option(
          "--rounds", options->rounds,
          "rounds a side before the first look (default: gate.rounds of benchledger.json, else 10)")

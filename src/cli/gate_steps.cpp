@@ -14,6 +14,7 @@
 
 #include "cli/compare_flags.hpp"
 #include "gate/process.hpp"
+#include "ledger/ledger_file.hpp"
 
 namespace benchledger::cli {
 
@@ -39,6 +40,46 @@ std::vector<std::string> own_arguments() {
   std::string arg;
   while (std::getline(in, arg, '\0')) args.push_back(arg);
   return args;
+}
+
+void remove_earlier_output(const std::filesystem::path& path) {
+  if (const auto ledger = ledger::ledger_in_file(path)) {
+    throw Error(fmt::format(
+        "cannot remove the earlier {}: it is {}, which nothing removes (choose another --out; "
+        "nothing was measured or written)",
+        path.string(), *ledger));
+  }
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (ec) throw Error(fmt::format("cannot remove the earlier {}: {}", path.string(), ec.message()));
+}
+
+std::unique_ptr<ledger::Store> open_gate_ledger(const std::optional<std::string>& ledger,
+                                                const std::filesystem::path& out) {
+  if (ledger) return ledger::open_store(*ledger);
+  const std::filesystem::path file = out / "ledger.ndjson";
+  std::unique_ptr<ledger::Store> store = ledger::open_store(file.string());
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec) && !ec) return store;  // the first gate's runs make it
+  // Its records are read in full once: what an append checks (the last record) would let a gate
+  // measure for minutes and then chain its runs onto a ledger broken further up, or fail at the
+  // end on a file that is no ledger at all.
+  ledger::VerifyReport report;
+  try {
+    report = store->verify(std::nullopt);
+  } catch (const Error& e) {
+    throw Error(fmt::format("cannot append the gate's runs to {}: {} (nothing was measured)",
+                            file.string(), e.what()));
+  }
+  if (!report.ok) {
+    throw Error(fmt::format(
+        "cannot append the gate's runs to {}: it is not a valid ledger ({} break{}, the first: "
+        "{}); it was left as it is and nothing was measured (`benchledger ledger verify "
+        "--ledger {}` lists every break; or choose another --out)",
+        file.string(), report.break_count, report.break_count == 1 ? "" : "s", report.problem,
+        file.string()));
+  }
+  return store;
 }
 
 int run_stoppable(const std::string& name, const std::function<int()>& run) {

@@ -1,12 +1,17 @@
 // What `gate` and `bisect` share on the command line: a temporary directory for the worktrees,
-// the command's own argv for the runs it records, and running under StopSignals so that Ctrl-C
-// or a CI runner's SIGTERM removes the worktrees before the process ends by that signal.
+// the command's own argv for the runs it records, running under StopSignals so that Ctrl-C or a
+// CI runner's SIGTERM removes the worktrees before the process ends by that signal, and the files
+// they keep in --out, where no ledger is ever truncated or replaced.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <benchledger/ledger.hpp>
 
 namespace benchledger::cli {
 
@@ -28,6 +33,19 @@ class WorkDirectory {
 
 // argv as the kernel has it, for the measured runs' `command`.
 std::vector<std::string> own_arguments();
+
+// Removes what an earlier gate or bisect left at `path` in --out (a comparison, a log), so that it
+// cannot pass for this one's if this one stops early. Throws Error, removing nothing, when the
+// file holds a ledger (ledger::ledger_in_file): --out may be a ledger's own directory.
+void remove_earlier_output(const std::filesystem::path& path);
+
+// The ledger the gate appends its two runs to: `ledger` (--ledger) when given, else
+// `out`/ledger.ndjson, created by the first gate and appended to by every later one, so that
+// gates sharing an --out (one after the other or at once) keep every run. An existing
+// `out`/ledger.ndjson is verified first, before anything is measured: throws Error naming it,
+// with the file left as it is, when it is not a valid ledger.
+std::unique_ptr<ledger::Store> open_gate_ledger(const std::optional<std::string>& ledger,
+                                                const std::filesystem::path& out);
 
 // Runs `run` (through run_gating: exit 1 is the command's verdict) with StopSignals alive; after
 // a stop signal, says so on stderr (`NAME: stopped by signal …`) and ends by that signal.

@@ -15,6 +15,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "ledger/ledger_file.hpp"
 #include "model/user_file.hpp"
 
 namespace benchledger::cli {
@@ -39,6 +40,13 @@ Target look(const std::string& path) {
                               S_ISDIR(target.st.st_mode)
                                   ? ""
                                   : " (-o writes regular files; -o - writes to standard output)"));
+    }
+    // A report never takes a ledger's place: the ledger's records would be gone.
+    if (const auto ledger = ledger::ledger_in_file(target.file)) {
+      throw Error(fmt::format(
+          "cannot write {}: it is {}, and an output never replaces a ledger (name another file; "
+          "nothing was written)",
+          path, *ledger));
     }
   } else if (errno != ENOENT) {
     throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));

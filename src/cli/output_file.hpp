@@ -13,6 +13,8 @@
 //   part way (a full disk) leaves it short; the error then says so.
 // - Anything else (a directory, a FIFO, a device, a socket) is refused with an Error naming the
 //   path and what it is, before anything is created next to it.
+// - So is a file that holds a ledger (ledger::ledger_in_file: an NDJSON ledger or a SQLite
+//   database): no output replaces a ledger, whatever the command.
 #pragma once
 
 #include <string>

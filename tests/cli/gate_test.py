@@ -442,6 +442,117 @@ def scenario_undecided(s):
         fail("comparison.md does not say that the undecided gate does not fail")
     if "== round 4 " in (s.out / "gate.log").read_text():
         fail("--budget 0 still measured a round past the 3 planned")
+def tiny_config():
+    # Three runs a side in one round: no rank test on three against three reaches p < 0.05, so
+    # no timing can make these gates fail, and one takes seconds.
+    return json.dumps({"gate": {"run": ["--name work --runs 3 --warmup 0 -- sh work.sh"]}}) + "\n"
+
+
+def commit_tiny(s):
+    s.commit({"work.sh": ":\n", "benchledger.json": tiny_config()}, "base")
+    s.commit({"README": "head\n"}, "head: nothing measured changes")
+
+
+def benchledger(s, *args):
+    return sh([str(s.prefix / "bin" / "benchledger"), *args], s.repo, s.env, check=False)
+
+
+def expect_verified(s, ledger, records):
+    done = benchledger(s, "ledger", "verify", "--ledger", str(ledger))
+    expect_status(done, 0)
+    if f": {records} records," not in done.stdout:
+        fail(f"expected {records} records in {ledger}: {done.stdout}")
+
+
+def earlier_runs(s, ledger):
+    """Two runs of another benchmark, labelled as a gate labels its own, made by `run`."""
+    for label in ("base", "head"):
+        done = benchledger(s, "run", "--ledger", str(ledger), "--label", label, "--name", "older",
+                           "--runs", "2", "--warmup", "0", "-q", "--", "true")
+        expect_status(done, 0)
+    return ledger.read_bytes()
+
+
+def scenario_appends(s):
+    """A gate whose --out holds a ledger (here the repository's own) appends to it."""
+    commit_tiny(s)
+    s.out = s.repo / "ledger"
+    ledger = s.out / "ledger.ndjson"
+    before = earlier_runs(s, ledger)
+    expect_verified(s, ledger, 4)
+    for gate, records in ((1, 8), (2, 12)):
+        done = s.run_gate("--rounds", "1")
+        expect_status(done, 0)
+        expect_outputs(s)
+        expect_verified(s, ledger, records)
+        if not ledger.read_bytes().startswith(before):
+            fail(f"gate {gate} changed the records that were in {ledger} before it")
+        runs, _ = ledger_runs(ledger)
+        if [r["label"] for r in runs] != ["base", "head"] * (gate + 1):
+            fail(f"after gate {gate}: {[(r['label'], r['id']) for r in runs]}")
+        # The comparison is of this gate's two runs, the last appended, not of the newest runs
+        # with those labels before it, nor of the earlier `older` benchmark.
+        report = s.comparison()
+        if (report["base"]["id"], report["current"]["id"]) != (runs[-2]["id"], runs[-1]["id"]):
+            fail(f"gate {gate} compared {report['base']['id']} and {report['current']['id']}, "
+                 f"not its runs {runs[-2]['id']} and {runs[-1]['id']}")
+        if {c["bench"] for c in report["cases"]} != {"work"}:
+            fail(f"gate {gate} compared more than its own runs: {verdicts(report)}")
+
+
+def scenario_concurrent(s):
+    """Two gates at once with one --out keep all four runs."""
+    commit_tiny(s)
+    args = [str(s.gate), "HEAD~1", "--out", str(s.out), "--rounds", "1"]
+    gates = [subprocess.Popen(args, cwd=s.repo, env=s.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for gate in gates:
+        out, err = gate.communicate()
+        if gate.returncode != 0:
+            fail(f"a concurrent gate exited {gate.returncode}:\n{out}\n{err}")
+    ledger = s.out / "ledger.ndjson"
+    runs, results = ledger_runs(ledger)
+    expect_verified(s, ledger, len(runs) + len(results))
+    if sorted(r["label"] for r in runs) != ["base", "base", "head", "head"]:
+        fail(f"expected both gates' base and head runs: {[(r['label'], r['id']) for r in runs]}")
+    if len({r["id"] for r in runs}) != 4:
+        fail(f"expected four distinct runs: {[r['id'] for r in runs]}")
+
+
+def scenario_out_refused(s):
+    """What is in --out and no ledger, or a ledger where the gate writes its files, is refused
+    before anything is measured, and left byte for byte as it was."""
+    commit_tiny(s)
+    ledger = s.out / "ledger.ndjson"
+    earlier_runs(s, ledger)
+    valid = ledger.read_bytes()
+    lines = valid.split(b"\n")
+    tampered = b"\n".join([lines[0].replace(b'"label":"base"', b'"label":"bass"'), *lines[1:]])
+    if tampered == valid:
+        fail("the first record has no label to tamper with")
+    for name, content, says in (
+            ("ledger.ndjson", tampered, "it is not a valid ledger"),
+            ("ledger.ndjson", b"not a ledger\n", "it is not a valid ledger"),
+            ("gate.log", valid, "it is an NDJSON ledger")):
+        for old in s.out.iterdir():
+            old.unlink()
+        (s.out / name).write_bytes(content)
+        done = s.run_gate("--rounds", "1")
+        expect_status(done, 2)
+        if str(s.out / name) not in done.stderr or says not in done.stderr:
+            fail(f"the refusal of {name} does not name it and say why: {done.stderr}")
+        if (s.out / name).read_bytes() != content:
+            fail(f"the refused gate changed {name}")
+        log = s.out / "gate.log"
+        if log.exists() and "== round" in log.read_text(errors="replace"):
+            fail(f"the gate measured before it refused {name}")
+    # bisect keeps bisect.log in its --out the same way.
+    (s.out / "bisect.log").write_bytes(valid)
+    done = benchledger(s, "bisect", "HEAD~1", "HEAD", "--case", "work", "--out", str(s.out),
+                       "--ledger", str(s.root / "bisect.ndjson"))
+    expect_status(done, 2)
+    if str(s.out / "bisect.log") not in done.stderr or (s.out / "bisect.log").read_bytes() != valid:
+        fail(f"bisect did not refuse its --out's ledger named bisect.log: {done.stderr}")
 
 
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items()

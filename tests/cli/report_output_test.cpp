@@ -1,6 +1,7 @@
 // `report -o PATH` writes the file PATH leads to without replacing what is there: through a
 // symbolic link, keeping the file's mode and its hard links; `-` and /dev/stdout are standard
-// output; a FIFO, a device or a directory is refused with exit 2 and nothing left next to it.
+// output; a FIFO, a device or a directory is refused with exit 2 and nothing left next to it, and
+// so is a file that holds a ledger, whose bytes stay as they were.
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -132,4 +133,30 @@ TEST_CASE("report -o refuses a FIFO, a device and a directory, and leaves nothin
   }
   CHECK(S_ISFIFO(stat_of(setup.dir / "fifo").st_mode));
   CHECK(S_ISCHR(stat_of(setup.dir / "full").st_mode));
+}
+
+TEST_CASE("report -o onto a ledger is refused and the ledger keeps every byte") {
+  Setup setup;
+  const std::string sqlite = (setup.dir / "ledger.db").string();
+  ledger::open_store("sqlite:" + sqlite)->append(fresh_batch("current", 2));
+  std::filesystem::create_symlink("ledger.ndjson", setup.dir / "report.md");
+  const std::set<std::string> before = setup.names();
+  struct Case {
+    std::string output, file, kind;
+  };
+  for (const Case& c : {Case{"ledger.ndjson", setup.ledger, "an NDJSON ledger"},
+                        Case{"report.md", setup.ledger, "an NDJSON ledger"},
+                        Case{"ledger.db", sqlite, "a SQLite database"}}) {
+    INFO(c.output);
+    const std::string bytes = read_file(c.file);
+    const ProcessResult result = setup.report({"-o", c.output});
+    INFO(result.err);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.err, Catch::Contains("cannot write " + c.output + ": it is " + c.kind) &&
+                               Catch::Contains("an output never replaces a ledger"));
+    CHECK(read_file(c.file) == bytes);
+    CHECK(setup.names() == before);
+  }
+  CHECK(ledger::open_store(setup.ledger)->verify(std::nullopt).ok);
+  CHECK(ledger::open_store("sqlite:" + sqlite)->verify(std::nullopt).ok);
 }

@@ -1,8 +1,9 @@
 // A ledger is the file its path leads to: appends through a symbolic link (to the file or to a
 // directory above it) share the real file's lock, marker and side files, so a writer killed
 // through one name costs nothing acknowledged through another; a path that leads to anything
-// but a regular file is refused with exit 2 before any side file is made; and a torn tail that
-// cannot be moved aside on a full disk leaves no side file and the ledger as it was.
+// but a regular file is refused with exit 2 before any side file is made; a ledger of one store
+// named as the other's is refused with its bytes as they were; and a torn tail that cannot be
+// moved aside on a full disk leaves no side file and the ledger as it was.
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -194,6 +195,47 @@ TEST_CASE("a ledger path to a device, FIFO or directory is refused before any si
   CHECK(S_ISCHR(st.st_mode));
   REQUIRE(::stat((dir / "fifo").c_str(), &st) == 0);
   CHECK(S_ISFIFO(st.st_mode));
+}
+
+TEST_CASE("a ledger named as the other file store's is refused and keeps its bytes") {
+  ScratchDir dir;
+  const std::string input = (dir / "input.ndjson").string();
+  write_file(input, ndjson_of(fresh_batch("current", 2)));
+  const std::string ndjson = (dir / "ledger.ndjson").string();
+  const std::string sqlite = (dir / "ledger.db").string();
+  open_store(ndjson)->append(fresh_batch("baseline", 3));
+  open_store("sqlite:" + sqlite)->append(fresh_batch("baseline", 3));
+  // A SQLite file has bytes after its last '\n': read as NDJSON, they would pass for a torn
+  // tail, to be moved aside and truncated away. A copy named .ndjson is the same file to a writer.
+  std::filesystem::copy_file(sqlite, dir / "sqlite-copy.ndjson");
+  const std::string sqlite_bytes = read_file(sqlite);
+  const std::string ndjson_bytes = read_file(ndjson);
+
+  struct Case {
+    std::string uri, file, bytes, says;
+  };
+  const std::vector<Case> cases = {
+      {"ndjson:" + sqlite, sqlite, sqlite_bytes, "it is a SQLite database, not an NDJSON ledger"},
+      {(dir / "sqlite-copy.ndjson").string(), (dir / "sqlite-copy.ndjson").string(), sqlite_bytes,
+       "it is a SQLite database, not an NDJSON ledger"},
+      {"sqlite:" + ndjson, ndjson, ndjson_bytes, ndjson}};
+  const std::set<std::string> before = names_in(dir.path());
+  for (const auto& c : cases) {
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{cli_path(), "ledger", "import", input, "--ledger", c.uri},
+          std::vector<std::string>{cli_path(), "run", "--ledger", c.uri, "--name", "t", "--runs",
+                                   "1", "--", "true"}}) {
+      INFO(c.uri << " " << command[1]);
+      const ProcessResult result = run_process(command);
+      INFO(result.err);
+      CHECK(result.exit_code == 2);
+      CHECK_THAT(result.err, Catch::Contains(c.says));
+      CHECK(read_file(c.file) == c.bytes);
+      CHECK(names_in(dir.path()) == before);
+    }
+  }
+  CHECK(open_store("sqlite:" + sqlite)->verify(std::nullopt).ok);
+  CHECK(open_store(ndjson)->verify(std::nullopt).ok);
 }
 
 TEST_CASE("a torn tail that cannot be moved aside on a full disk leaves no side file") {

@@ -456,6 +456,25 @@ Marker marker_of(int fd, std::int64_t offset, std::int64_t end, std::string head
           std::move(head)};
 }
 
+// A SQLite ledger named as an NDJSON one (`ledger.ndjson` or `ndjson:` for a `sqlite:` file) has
+// binary bytes after its last '\n', which repair() would take for a torn tail and truncate away:
+// refused before anything is repaired.
+void refuse_sqlite(int fd, const std::string& name) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw Error(fmt::format("cannot stat {}: {}", name, errno_text(errno)));
+  constexpr std::size_t k_header = 16;
+  if (st.st_size < static_cast<off_t>(k_header)) return;
+  std::string first(k_header, '\0');
+  pread_exact(fd, first.data(), first.size(), 0, name);
+  if (is_sqlite_header(first)) {
+    throw Error(
+        fmt::format("cannot append to {}: it is a SQLite database, not an NDJSON ledger (name it "
+                    "sqlite:{}; nothing was written)",
+                    name, name));
+  }
+}
+
 constexpr const char* k_fdatasync_failed =
     "fdatasync failed (not retried: the device may have lost the data; check it and run "
     "`benchledger ledger verify`)";
@@ -465,6 +484,7 @@ constexpr const char* k_fdatasync_failed =
 LockedAppend::LockedAppend(const std::filesystem::path& given, std::vector<std::string>& warnings)
     : m_file(ledger_file(given)), m_name(given.string()) {
   m_fd = open_locked(given, m_file);
+  refuse_sqlite(m_fd.get(), m_name);
   m_size = repair(m_fd.get(), m_file, m_name, warnings);
   // A tail that does not verify refuses the batch: chained on, one bad record would be buried
   // under acknowledged ones.
