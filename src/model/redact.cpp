@@ -342,7 +342,9 @@ std::vector<std::pair<std::size_t, std::size_t>> secret_spans(std::string_view t
   bool continued = false;  // the last word was a `\` that joins the next line to this one
   while (at < text.size()) {
     bool new_line = false;
-    while (at < text.size() && is_space(text[at])) new_line = new_line || text[at++] == '\n';
+    for (; at < text.size() && is_space(text[at]); ++at) {
+      if (text[at] == '\n') new_line = true;
+    }
     if (new_line && !continued) scanner.line_ended();
     std::size_t word_end = at;
     while (word_end < text.size() && !is_space(text[word_end])) ++word_end;

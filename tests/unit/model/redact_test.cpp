@@ -2,6 +2,7 @@
 // any spelling the rule names, and ordinary arguments are left as written.
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -272,4 +273,53 @@ TEST_CASE("a record loses the secrets of every string it holds") {
   plain.bench = "sqlite/insert";
   plain.params = {{"rows", std::int64_t{2000}}, {"journal", std::string("wal")}};
   CHECK_FALSE(holds_secret(Record{plain}));
+}
+
+TEST_CASE("secret spans are in order, apart and inside the text, for any text") {
+  // Words the rules react to, and the characters between them, in random orders.
+  const std::vector<std::string> pieces = {"--token",
+                                           "--password",
+                                           "password",
+                                           "=",
+                                           "=x",
+                                           "-p",
+                                           "-px",
+                                           "mysql",
+                                           ";",
+                                           "&&",
+                                           "\\",
+                                           "\n",
+                                           " ",
+                                           "  \n ",
+                                           "'",
+                                           "\"",
+                                           "https://",
+                                           "u:p@h",
+                                           "@",
+                                           ":",
+                                           "/",
+                                           "?token=",
+                                           "Authorization:",
+                                           "Bearer",
+                                           "x",
+                                           "--token=",
+                                           "(",
+                                           ")",
+                                           "postgresql://",
+                                           "a b"};
+  std::mt19937 rng(20261127);
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    const int count = static_cast<int>(rng() % 12);
+    for (int k = 0; k < count; ++k) text += pieces[rng() % pieces.size()];
+    const auto spans = secret_spans(text);
+    std::size_t last = 0;
+    for (const auto& [begin, end] : spans) {
+      INFO(text);
+      REQUIRE(begin >= last);
+      REQUIRE(begin <= end);
+      REQUIRE(end <= text.size());
+      last = end;
+    }
+  }
 }
