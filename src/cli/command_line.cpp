@@ -2,10 +2,12 @@
 #include "cli/command_line.hpp"
 
 #include <iostream>
+#include <sstream>
 
 #include <benchledger/error.hpp>
 
 #include "cli/standard_output.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::cli {
 
@@ -25,19 +27,23 @@ int run_command_line(const std::string& program, CLI::App& app, const std::funct
   } catch (const CLI::Success& e) {  // --help, --version
     return finish(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's message quotes the arguments it refused, a password among them perhaps.
+    std::ostringstream message;
+    app.exit(e, std::cout, message);
+    std::cerr << model::redact_secrets(message.str());
     return finish(2);  // usage errors are exit 2 everywhere, whatever CLI11's own code
   }
   try {
     return finish(command());
   } catch (const IntegrityError& e) {
-    std::cerr << program << ": " << e.what() << '\n';
+    std::cerr << program << ": " << model::redact_secrets(e.what()) << '\n';
     return finish(1);
   } catch (const Error& e) {
-    std::cerr << program << ": " << e.what() << '\n';
+    // A message may quote an argument: the same rule as the ledger's (model/redact.hpp).
+    std::cerr << program << ": " << model::redact_secrets(e.what()) << '\n';
     return finish(2);
   } catch (const std::exception& e) {
-    std::cerr << program << ": internal error: " << e.what() << '\n';
+    std::cerr << program << ": internal error: " << model::redact_secrets(e.what()) << '\n';
     return finish(3);
   }
 }

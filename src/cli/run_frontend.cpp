@@ -12,6 +12,7 @@
 #include "cli/number_flag.hpp"
 #include "cli/run_postgres.hpp"
 #include "cli/run_steps.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::cli {
 
@@ -138,9 +139,13 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   }
   const RunServer server = resolve_run_server(o.pg, plan.config, plan.needs_server);
   RunRecord run = new_run_record(request.label, plan.config, context, server.dsn, !o.quiet);
-  const Measured measured = o.pgbench            ? run_pgbench(o, request, *server.dsn, run)
-                            : !o.imports.empty() ? import_results(o, run)
-                                                 : measure_jobs(o, plan.jobs, steps, run);
+  Measured measured = o.pgbench            ? run_pgbench(o, request, *server.dsn, run)
+                      : !o.imports.empty() ? import_results(o, run)
+                                           : measure_jobs(o, plan.jobs, steps, run);
+  // What is printed is what is kept: no credential in either (a store redacts again, for the
+  // writers that do not come through here).
+  model::redact_record(run);
+  for (ResultRecord& result : measured.results) model::redact_record(result);
   const std::vector<Record> batch = batch_of(run, measured.results);
   std::unique_ptr<ledger::Store> store;
   if (!o.dry_run) {

@@ -199,8 +199,10 @@ RunRecord new_run_record(const std::optional<std::string>& label, const Config& 
   run.warnings = env::stability_warnings(run.env);
   run.command = model::redact_command(context.argv);  // a ledger keeps it for ever
   if (show_notes) {
-    for (const std::string& note : git.notes) std::cerr << "note: " << note << '\n';
-    for (const std::string& note : captured.notes) std::cerr << "note: " << note << '\n';
+    for (const std::string& note : git.notes)
+      std::cerr << "note: " << model::redact_secrets(note) << '\n';
+    for (const std::string& note : captured.notes)
+      std::cerr << "note: " << model::redact_secrets(note) << '\n';
   }
   return run;
 }

@@ -7,6 +7,8 @@
 #include <benchledger/error.hpp>
 
 #include "cli/run_steps.hpp"
+#include "engine/pgbench_runner.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::cli {
 namespace {
@@ -16,7 +18,7 @@ engine::ParamOverrides parse_params(const std::vector<std::string>& texts) {
   for (const std::string& text : texts) {
     const std::size_t equals = text.find('=');
     if (equals == std::string::npos || equals == 0) {
-      throw Error("--param \"" + text + "\": expected name=v1,v2,...");
+      throw Error("--param \"" + model::redact_secrets(text) + "\": expected name=v1,v2,...");
     }
     const std::string name = text.substr(0, equals);
     std::vector<std::string> values;
@@ -25,7 +27,13 @@ engine::ParamOverrides parse_params(const std::vector<std::string>& texts) {
     while (std::getline(rest, value, ',')) values.push_back(value);
     if (values.empty() ||
         std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
-      throw Error("--param " + name + ": empty value in \"" + text + "\"");
+      throw Error("--param " + name + ": empty value in \"" + model::redact_secrets(text) + "\"");
+    }
+    if (values.size() > 1 && model::is_secret_name(name)) {
+      // Its values are recorded as "***" (model/redact.hpp): the cases could not be told apart.
+      throw Error("--param " + name +
+                  ": a name that looks secret has its values recorded as *** and its cases could "
+                  "not be told apart: give the param another name");
     }
     for (const auto& [existing, unused] : overrides) {
       if (existing == name) throw Error("--param " + name + " is given twice");
@@ -165,6 +173,8 @@ RunRequest check_options(const RunOptions& o) {
     }
   }
   request.overrides = parse_params(o.params);
+  // Refused here, before a server is started for it; the run splits them again.
+  if (o.pgbench) static_cast<void>(engine::split_pgbench_args(*o.pgbench));
   request.measure = engine::parse_measure(o.measure);
   if (request.measure.instructions && (!o.imports.empty() || o.pgbench)) {
     throw Error(

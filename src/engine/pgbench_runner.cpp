@@ -133,7 +133,7 @@ std::filesystem::path pgbench_program() {
 
 std::vector<std::string> split_pgbench_args(const std::string& text) {
   if (text.find_first_of("'\"\\") != std::string::npos) {
-    throw Error("--pgbench \"" + text +
+    throw Error("--pgbench \"" + model::redact_secrets(text) +
                 "\": quotes and backslashes are not taken: put such statements in a script "
                 "file and pass -f FILE");
   }
@@ -150,13 +150,13 @@ std::vector<std::string> split_pgbench_args(const std::string& text) {
         flag.size() > 2 && flag[0] == '-' && flag[1] != '-' &&
         std::find(owned.begin(), owned.end(), flag.substr(0, 2)) != owned.end();
     if (std::find(owned.begin(), owned.end(), flag) != owned.end() || short_with_value) {
-      throw Error("--pgbench: " + arg +
+      throw Error("--pgbench: " + model::redact_secrets(arg) +
                   " is set by the run: give clients, jobs and scale with --param clients=…, "
                   "jobs=…, scale=… (the -l logs are always kept)");
     }
     if (arg[0] != '-' &&
         (i == 0 || args[i - 1][0] != '-' || args[i - 1].find('=') != std::string::npos)) {
-      throw Error("--pgbench: \"" + arg +
+      throw Error("--pgbench: \"" + model::redact_secrets(arg) +
                   "\" looks like a database: the server is --pg (or BENCHLEDGER_PG)");
     }
   }

@@ -1,16 +1,27 @@
 // The append and import skeleton of every store (see chained_store.hpp).
 #include "ledger/chained_store.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 
 #include "ledger/chain.hpp"
 #include "ledger/import_plan.hpp"
+#include "model/redact.hpp"
 
 namespace benchledger::ledger {
 
-AppendResult ChainedStore::append(const std::vector<Record>& batch) {
+AppendResult ChainedStore::append(const std::vector<Record>& given) {
+  // A ledger keeps what it is given for ever: whoever built the batch (run, gate, bisect, a
+  // note), no credential goes in (model/redact.hpp). Copied only when there is one to hide.
+  std::vector<Record> redacted;
+  if (std::any_of(given.begin(), given.end(), model::holds_secret)) {
+    redacted = given;
+    for (Record& record : redacted) model::redact_record(record);
+  }
+  const std::vector<Record>& batch = redacted.empty() ? given : redacted;
   // Everything that can refuse the batch by itself is checked before the ledger is opened (or
   // created) for writing: a refused batch leaves no trace.
   std::vector<PendingRecord> pending = serialize_batch(batch);

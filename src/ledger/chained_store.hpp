@@ -2,8 +2,10 @@
 // itself (a bad record, an id repeated with other content) is checked before the ledger is opened
 // for writing, so a refused batch leaves no trace; under the store's writers' lock the records are
 // chained onto the checked head and written as one all-or-nothing unit; an import skips the ids
-// the ledger holds with the same content and refuses those it holds with other content. A store
-// supplies only what is its own: the lock, the head, looking ids up and writing rows or lines.
+// the ledger holds with the same content and refuses those it holds with other content. An
+// append writes each record through model::redact_record() (no credential is kept); an import
+// copies records as they are, their bytes being chained. A store supplies only what is its own:
+// the lock, the head, looking ids up and writing rows or lines.
 #pragma once
 
 #include <cstdint>

@@ -86,7 +86,7 @@ TEST_CASE("a password planted in every place a command line holds one reaches no
        {R"("PGPASSWORD=*** true")", R"("postgresql://ci:***@db.internal/bench")",
         R"(password=***&sslmode=off")", R"(user=ci password=*** dbname=bench")",
         R"("--token","***")", R"("--password=***")", R"("API_KEY=***")",
-        R"("https://x:***@github.com/o/r")"}) {
+        R"("https://***@github.com/o/r")"}) {
     INFO(redacted);
     CHECK(ledger_bytes.find(redacted) != std::string::npos);
   }
