@@ -31,6 +31,9 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
+// simdjson counts the document itself as a level: k_max_nesting arrays and objects within it.
+constexpr std::size_t k_max_simdjson_depth = k_max_nesting + 1;
+
 struct GiveUp {};  // thrown inside, caught at the top: the slow path takes the record
 
 [[noreturn]] void give_up() {
@@ -544,6 +547,13 @@ namespace {
 // SIMDJSON_PADDING bytes past its input), or nullopt when the line is not JSON.
 std::optional<element> parse_root(simdjson::dom::parser& parser, std::string& padded,
                                   std::string_view line) {
+  // simdjson's depth limit (1024 by default) set to the slow path's, so that the fast path never
+  // accepts a record that parse_bounded_json refuses. It stays with the parser when it grows.
+  if (parser.max_depth() != k_max_simdjson_depth &&
+      parser.allocate(std::max(line.size(), parser.capacity()), k_max_simdjson_depth) !=
+          simdjson::SUCCESS) {
+    return std::nullopt;
+  }
   padded.assign(line);
   padded.resize(line.size() + simdjson::SIMDJSON_PADDING, '\0');
   element root;
