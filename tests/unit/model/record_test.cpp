@@ -171,7 +171,8 @@ TEST_CASE("NaN and infinity are refused when read and when written") {
   CHECK_THAT(refusal(line.replace(at, 11, "\"value\":NaN")), Catch::Contains("malformed JSON"));
   line = with_field(sample_result(), "/metrics/time/value", 1.0);
   CHECK(refusal(line.replace(at, 11, "\"value\":1e999")) ==
-        "malformed JSON: number overflow parsing '1e999'");
+        "field \"metrics.time.value\": the number 1e999 is out of the range of a double (about "
+        "±1.8e308)");
 
   ResultRecord result = sample_result();
   (*result.metrics["time"].samples)[2] = std::numeric_limits<double>::quiet_NaN();
