@@ -207,3 +207,27 @@ TEST_CASE("Catch2's XML nested 30,000 or 2,000,000 elements deep is refused, nam
     }
   }
 }
+
+TEST_CASE("counts that add up or multiply past 2^63 are refused naming the field, not wrapped") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  // Two repetitions of one benchmark, each of 2^63 - 1 iterations: their sum is the result's ops.
+  const std::string repetition =
+      R"({"name":"BM","run_type":"iteration",)"
+      R"("iterations":9223372036854775807,"real_time":1,"time_unit":"ns"})";
+  const auto gbench = dir.path() / "gbench.json";
+  std::ofstream(gbench) << R"({"context":{},"benchmarks":[)" << repetition << "," << repetition
+                        << "]}\n";
+  expect_refused("google-benchmark", gbench, ledger,
+                 {gbench.string() +
+                  ": field \"benchmarks[1].iterations\": the counts add up to more than 2^63"});
+  // asv: two samples, each the mean of 2^63 - 1 calls.
+  const auto asv = dir.path() / "asv.json";
+  std::ofstream(asv)
+      << R"({"version":2,"params":{},"result_columns":["result","params","stats_number","samples"],)"
+      << R"("results":{"b.time_x":[[1.0],[["1"]],[9223372036854775807],[[1.0,1.5]]]}})"
+      << "\n";
+  expect_refused(
+      "asv", asv, ledger,
+      {asv.string() + ": field \"results.b.time_x[2][0]\": the counts multiply to more than 2^63"});
+}
