@@ -22,6 +22,13 @@ namespace benchledger {
 
 inline constexpr std::string_view k_schema = "benchledger/1";
 inline constexpr std::size_t k_max_line_bytes = 16u * 1024u * 1024u;
+// The deepest nesting every reader of outside input accepts: arrays and objects in JSON (a
+// record, the config file, a harness's output, a mapped log's line), elements in XML (Catch2's).
+// Real outputs nest a few levels. A line of 600 KB can nest 300,000 deep, and copying, writing or
+// freeing a value that deep recurses once a level, past the end of a thread's stack; so each
+// reader refuses deeper input while it parses, before such a value exists (docs/import.md,
+// docs/ledger.md).
+inline constexpr std::size_t k_max_nesting = 512;
 inline constexpr std::string_view k_zero_hash =
     "0000000000000000000000000000000000000000000000000000000000000000";
 

@@ -207,8 +207,11 @@ ImportedResults read_asv(std::string_view json_text, const std::string& origin,
       }
       // Each sample is the mean of stats_number calls.
       if (number != nullptr && number->is_array() && i < number->size() &&
-          (*number)[i].is_number_integer())
-        ops *= std::max<std::int64_t>((*number)[i].get<std::int64_t>(), 1);
+          (*number)[i].is_number_integer()) {
+        const std::string number_path = cell_path("stats_number") + "[" + std::to_string(i) + "]";
+        multiply_count(ops, std::max<std::int64_t>(count((*number)[i], number_path, origin), 1),
+                       number_path, origin);
+      }
       r.primary = metric;
       r.ops = ops;
       r.errors = 0;

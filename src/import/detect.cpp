@@ -1,4 +1,7 @@
 // `--import auto`: a file's format from its content.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include <benchledger/error.hpp>
 
@@ -35,6 +38,50 @@ bool has_go_test_line(std::string_view text) {
 }
 
 using detail::json;
+
+// `text` with every number no double holds (1e400, a 400-digit integer) written as 0, for
+// detection, which looks at names, not numbers: the importer then refuses the number, naming its
+// field.
+std::string without_overflowing_numbers(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t at = 0; at < text.size();) {
+    const char c = text[at];
+    if (c == '"') {  // a string, escapes included, as it is
+      const std::size_t start = at++;
+      while (at < text.size() && text[at] != '"') at += text[at] == '\\' ? 2 : 1;
+      at = std::min(at + 1, text.size());
+      out += text.substr(start, at - start);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::size_t start = at;
+      while (at < text.size() &&
+             std::string_view("0123456789+-.eE").find(text[at]) != std::string_view::npos)
+        ++at;
+      const std::string number(text.substr(start, at - start));
+      out += std::isinf(std::strtod(number.c_str(), nullptr)) ? std::string("0") : number;
+    } else {
+      out += c;
+      ++at;
+    }
+  }
+  return out;
+}
+
+// `text` as detection reads it, or discarded when it is not JSON. Detection looks at the top
+// three levels only, so arrays and objects deeper than four are dropped while parsing: a
+// document nested 2,000,000 deep is never built (the importer then refuses it, naming where).
+json shallow_json(std::string_view text) {
+  const json::parser_callback_t shallow = [](int depth, json::parse_event_t event, json&) {
+    return depth < 4 || (event != json::parse_event_t::object_start &&
+                         event != json::parse_event_t::array_start);
+  };
+  json document = json::parse(text, shallow, /*allow_exceptions=*/false);
+  if (document.is_discarded()) {
+    const std::string neutral = without_overflowing_numbers(text);
+    if (neutral != text) document = json::parse(neutral, shallow, /*allow_exceptions=*/false);
+  }
+  return document;
+}
 
 bool has_array(const json& document, const char* key) {
   const auto it = document.find(key);
@@ -101,15 +148,14 @@ std::optional<std::string> json_format(const json& document) {
 std::string detect_format(std::string_view text, const std::string& origin) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
-    const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const json document = shallow_json(text);
     if (!document.is_discarded()) {
       if (auto format = json_format(document)) return *format;
     } else {
       // Not one document: `go test -json` writes one event object a line.
       const std::size_t end = text.find('\n', first);
-      const json event = json::parse(
-          text.substr(first, end == std::string_view::npos ? std::string_view::npos : end - first),
-          nullptr, false);
+      const json event = shallow_json(
+          text.substr(first, end == std::string_view::npos ? std::string_view::npos : end - first));
       if (event.is_object() && event.contains("Action")) return "go-test";
       if (auto format = criterion_or_jmh(event)) return *format;
     }

@@ -151,7 +151,7 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
     if (!iterations.is_number_integer() || iterations.get<std::int64_t>() < 0) {
       fail(origin, path + ".iterations", "expected a non-negative integer");
     }
-    group.iterations += iterations.get<std::int64_t>();
+    add_count(group.iterations, iterations.get<std::int64_t>(), path + ".iterations", origin);
     for (const auto& [key, value] : entry.items()) {
       if (google_fixed_keys().count(key) != 0 || !value.is_number()) continue;
       group.counters[key].push_back(number(value, path + "." + key, origin));

@@ -8,6 +8,8 @@
 
 #include <benchledger/error.hpp>
 
+#include "model/json_reader.hpp"
+
 namespace benchledger::import::detail {
 
 void fail(const std::string& origin, const std::string& field, const std::string& problem) {
@@ -17,9 +19,11 @@ void fail(const std::string& origin, const std::string& field, const std::string
 
 json parse_json(std::string_view text, const std::string& origin) {
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
+    return model::parse_bounded_json(text, model::RepeatedNames::keep_last);
+  } catch (const json::exception& e) {
     throw Error(origin + ": not JSON: " + e.what());
+  } catch (const Error& e) {  // too deep, or a number out of range: `field "PATH": …`
+    throw Error(origin + ": " + e.what());
   }
 }
 
@@ -48,6 +52,12 @@ void add_count(std::int64_t& total, std::int64_t more, const std::string& path,
                const std::string& origin) {
   if (__builtin_add_overflow(total, more, &total))
     fail(origin, path, "the counts add up to more than 2^63");
+}
+
+void multiply_count(std::int64_t& total, std::int64_t factor, const std::string& path,
+                    const std::string& origin) {
+  if (__builtin_mul_overflow(total, factor, &total))
+    fail(origin, path, "the counts multiply to more than 2^63");
 }
 
 std::int64_t positive_count(const json& value, const std::string& path, const std::string& origin) {

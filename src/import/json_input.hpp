@@ -19,7 +19,9 @@ using nlohmann::json;
 [[noreturn]] void fail(const std::string& origin, const std::string& field,
                        const std::string& problem);
 
-// The whole text as JSON; a syntax error throws naming the byte where it was found.
+// The whole text as JSON; a syntax error throws naming the byte where it was found, nesting
+// deeper than k_max_nesting and a number out of the range of a double naming the field
+// (model::parse_bounded_json).
 json parse_json(std::string_view text, const std::string& origin);
 
 // object[key]; throws when object is not an object or has no such key.
@@ -32,6 +34,9 @@ std::int64_t count(const json& value, const std::string& path, const std::string
 // total += more, refused naming `path` when the sum does not fit a count.
 void add_count(std::int64_t& total, std::int64_t more, const std::string& path,
                const std::string& origin);
+// total *= factor, refused naming `path` when the product does not fit a count.
+void multiply_count(std::int64_t& total, std::int64_t factor, const std::string& path,
+                    const std::string& origin);
 // A positive whole count written as a number (criterion writes `1.0`), below 2^53 so that it
 // converts exactly.
 std::int64_t positive_count(const json& value, const std::string& path, const std::string& origin);

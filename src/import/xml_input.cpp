@@ -2,6 +2,7 @@
 #include "import/xml_input.hpp"
 
 #include <benchledger/error.hpp>
+#include <benchledger/record.hpp>
 
 namespace benchledger::import::detail {
 
@@ -52,7 +53,8 @@ class XmlReader {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& problem) const {
+  // `ORIGIN:LINE:COLUMN: KIND PROBLEM`, where m_pos is.
+  [[noreturn]] void fail(const std::string& problem, std::string_view kind = "not XML: ") const {
     std::size_t line = 1, column = 1;
     for (std::size_t i = 0; i < m_pos && i < m_text.size(); ++i) {
       if (m_text[i] == '\n') {
@@ -62,8 +64,8 @@ class XmlReader {
         ++column;
       }
     }
-    throw Error(m_origin + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                ": not XML: " + problem + (at_end() ? " (the document ends here)" : ""));
+    throw Error(m_origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                std::string(kind) + problem + (at_end() ? " (the document ends here)" : ""));
   }
 
   bool at_end() const { return m_pos >= m_text.size(); }
@@ -170,11 +172,33 @@ class XmlReader {
     }
   }
 
+  // The elements open around the one being read, as `Catch2TestRun/Group/TestCase/…`.
+  std::string open_path() const {
+    std::string path;
+    for (std::size_t i = 0; i < m_open.size(); ++i) {
+      if (i == 6) return path + "/…";
+      path += (i == 0 ? "" : "/") + *m_open[i];
+    }
+    return path;
+  }
+
+  // Recursive, one call an element, so bounded: k_max_nesting elements deep at most (the tree
+  // this builds is freed recursively too).
   XmlElement element() {
     XmlElement e;
     e.line = line();
     ++m_pos;  // '<'
     e.name = name();
+    if (m_open.size() == k_max_nesting) {
+      fail("<" + e.name + "> in " + open_path() + " is nested deeper than " +
+               std::to_string(k_max_nesting) + " levels of elements",
+           "");
+    }
+    m_open.push_back(&e.name);
+    struct Close {
+      std::vector<const std::string*>& open;
+      ~Close() { open.pop_back(); }
+    } close{m_open};
     while (true) {
       const std::size_t before = m_pos;
       skip_space();
@@ -228,6 +252,7 @@ class XmlReader {
   const std::string& m_origin;
   std::size_t m_pos = 0;
   std::size_t m_counted = 0, m_line = 1;
+  std::vector<const std::string*> m_open;  // the names of the elements being read, outermost first
 };
 
 }  // namespace

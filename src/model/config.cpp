@@ -297,13 +297,10 @@ Config load_config(const std::filesystem::path& path) {
   // The same text again with its key order kept: thresholds are tried in file order, and
   // nlohmann::json sorts keys.
   nlohmann::ordered_json in_file_order;
-  std::string at;
   try {
-    json = model::parse_json_unique(text, &at);
+    json = model::parse_bounded_json(text, model::RepeatedNames::refuse);
+    // Within the limits: the same text parsed again is no deeper and holds no larger number.
     in_file_order = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::out_of_range&) {
-    throw Error(path.string() + ": field \"" + at +
-                "\": a number too large for a double (at most about 1.8e308)");
   } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + ": malformed JSON: " + e.what());
   } catch (const Error& e) {

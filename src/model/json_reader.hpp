@@ -43,12 +43,24 @@ class JsonReader {
   std::string m_path;
 };
 
-// nlohmann::json::parse(text), refusing a name repeated within one object (where nlohmann would
-// keep the last and lose the others): throws Error `field "metrics.time.unit": appears more
-// than once in its object`. nlohmann's own exceptions pass through: parse_error for malformed
-// text, out_of_range for a number too large for a double. `at`, when not null, is set to the
-// path of the value being read when one is thrown ("" at the top).
-nlohmann::json parse_json_unique(std::string_view text, std::string* at = nullptr);
+// What parse_bounded_json() does with a name repeated within one object.
+enum class RepeatedNames {
+  refuse,     // a record, the config file: nlohmann would keep the last and lose the others
+  keep_last,  // a harness's output, as nlohmann reads it
+};
+
+// nlohmann::json::parse(text) within the limits every reader of outside JSON applies, checked
+// while parsing, so that nothing beyond them is ever built (a value nested 300,000 deep would
+// overflow the stack when copied, written or freed). Each throws Error naming the path of the
+// value where the parser was, `(document)` at the top:
+// - arrays and objects nested deeper than k_max_nesting: `field "a[0][0][0][0]…": nested deeper
+//   than 512 levels of arrays and objects`;
+// - a number no double holds (1e400, -1e400, a 400-digit integer): `field "metrics.time.value":
+//   the number 1e400 is out of the range of a double (about ±1.8e308)`;
+// - with RepeatedNames::refuse, a name repeated within an object: `field "metrics.time.unit":
+//   appears more than once in its object`.
+// Malformed text throws nlohmann's parse_error, whose message names the byte.
+nlohmann::json parse_bounded_json(std::string_view text, RepeatedNames names);
 
 // A finite double from a JSON number, or throws Error naming the path.
 double finite_number(const nlohmann::json& value, const std::string& path);

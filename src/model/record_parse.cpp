@@ -1,5 +1,6 @@
 // Parsing and validation of benchledger/1 records.
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -71,24 +72,39 @@ struct JsonFrame {
   bool array = false;
   std::size_t elements = 0;
   std::string key;
-  std::set<std::string> keys;
+  std::set<std::string> keys;  // with RepeatedNames::refuse only
 };
 
-std::string path_of(const std::vector<JsonFrame>& frames) {
+// The path of the value being read, its first `most` levels, then "…" when there are more.
+std::string path_of(const std::vector<JsonFrame>& frames,
+                    std::size_t most = std::numeric_limits<std::size_t>::max()) {
   std::string path;
-  for (const JsonFrame& frame : frames) {
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (i == most) return path + "…";
+    const JsonFrame& frame = frames[i];
     if (frame.array) {
       path += "[" + std::to_string(frame.elements) + "]";
     } else if (!frame.key.empty()) {
       path += (path.empty() ? "" : ".") + frame.key;
     }
   }
-  return path;
+  return path.empty() ? "(document)" : path;
+}
+
+// The number in nlohmann's "number overflow parsing '1e400'", at most 40 characters of it.
+std::string overflowing_number(const std::string& what) {
+  const std::size_t open = what.find('\'');
+  const std::size_t close = what.rfind('\'');
+  if (open == std::string::npos || close <= open) return "a number";
+  std::string number = what.substr(open + 1, close - open - 1);
+  if (number.size() > 40)
+    number = number.substr(0, 40) + "… (" + std::to_string(number.size()) + " characters)";
+  return "the number " + number;
 }
 
 }  // namespace
 
-nlohmann::json parse_json_unique(std::string_view text, std::string* at) {
+nlohmann::json parse_bounded_json(std::string_view text, RepeatedNames names) {
   using Event = nlohmann::json::parse_event_t;
   std::vector<JsonFrame> frames;
   const auto element_done = [&frames] {
@@ -98,11 +114,18 @@ nlohmann::json parse_json_unique(std::string_view text, std::string* at) {
     switch (event) {
       case Event::object_start:
       case Event::array_start:
+        // Refused before the container is begun: the value built so far is k_max_nesting deep
+        // at most, and freeing it on the way out is safe.
+        if (frames.size() == k_max_nesting) {
+          field_error(path_of(frames, 8), "nested deeper than " + std::to_string(k_max_nesting) +
+                                              " levels of arrays and objects");
+        }
         frames.push_back(JsonFrame{event == Event::array_start, 0, {}, {}});
         break;
       case Event::key:
         frames.back().key = parsed.get<std::string>();
-        if (!frames.back().keys.insert(frames.back().key).second) {
+        if (names == RepeatedNames::refuse &&
+            !frames.back().keys.insert(frames.back().key).second) {
           field_error(path_of(frames), "appears more than once in its object");
         }
         break;
@@ -119,9 +142,11 @@ nlohmann::json parse_json_unique(std::string_view text, std::string* at) {
   };
   try {
     return nlohmann::json::parse(text, callback);
-  } catch (const nlohmann::json::exception&) {
-    if (at != nullptr) *at = path_of(frames);
-    throw;
+  } catch (const nlohmann::json::out_of_range& e) {
+    // The only out_of_range the parser throws: a number beyond a double (nlohmann reads an
+    // integer too long for 64 bits as a double). `frames` is where the number was.
+    field_error(path_of(frames),
+                overflowing_number(e.what()) + " is out of the range of a double (about ±1.8e308)");
   }
 }
 
@@ -430,7 +455,7 @@ Record model::parse_record_slow(std::string_view line) {
   }
   nlohmann::json json;
   try {
-    json = model::parse_json_unique(line);
+    json = model::parse_bounded_json(line, model::RepeatedNames::refuse);
   } catch (const nlohmann::json::exception& e) {
     // nlohmann's message names the byte position and what it found; drop its "[json.…] " tag.
     std::string what = e.what();

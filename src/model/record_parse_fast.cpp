@@ -544,6 +544,15 @@ namespace {
 // SIMDJSON_PADDING bytes past its input), or nullopt when the line is not JSON.
 std::optional<element> parse_root(simdjson::dom::parser& parser, std::string& padded,
                                   std::string_view line) {
+  // simdjson's depth limit (1024 by default) set to the slow path's, so that the fast path never
+  // accepts a record that parse_bounded_json refuses: both count the arrays and objects open, the
+  // record's own included (the fuzz corpus holds a record of 512 levels and one of 513). It stays
+  // with the parser when it grows.
+  if (parser.max_depth() != k_max_nesting &&
+      parser.allocate(std::max(line.size(), parser.capacity()), k_max_nesting) !=
+          simdjson::SUCCESS) {
+    return std::nullopt;
+  }
   padded.assign(line);
   padded.resize(line.size() + simdjson::SIMDJSON_PADDING, '\0');
   element root;

@@ -34,6 +34,9 @@ benchledger_add_test(run_import_fixture_cli_test
 # vitest's and tinybench's committed outputs (tests/cli/import/regenerate.sh vitest tinybench).
 benchledger_add_test(run_import_node_cli_test
                      SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_node_test.cpp LABELS cli)
+# Inputs nested too deep or holding numbers no double holds, in every importer.
+benchledger_add_test(run_import_limits_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_limits_test.cpp LABELS cli)
 
 # --measure instructions under the real Valgrind (Debian's valgrind package, tools/setup).
 add_executable(run_instructions_fixture ${CMAKE_CURRENT_LIST_DIR}/run_instructions_fixture.cpp)

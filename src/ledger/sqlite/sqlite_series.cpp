@@ -14,6 +14,7 @@
 #include "ledger/sqlite/sqlite_file.hpp"
 #include "ledger/sqlite/sqlite_points.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
+#include "model/json_reader.hpp"
 
 namespace benchledger::ledger::sqlite {
 namespace {
@@ -131,7 +132,8 @@ bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std:
       bench = rows->text(0);
       params_json = rows->text(1);
       try {
-        params = params_from_json(nlohmann::json::parse(params_json));
+        params = params_from_json(
+            model::parse_bounded_json(params_json, model::RepeatedNames::keep_last));
       } catch (const std::exception& e) {
         throw IntegrityError(
             fmt::format("{}: the params of point {} ({}): {} (run `benchledger "

@@ -165,9 +165,13 @@ TEST_CASE("config numbers take the ranges the flags take, named by key when out 
        "field \"run.commands[0].runs\": must be a whole number from 1 to 1000000, got 2.5"},
       // A number no double holds: nlohmann's out_of_range, which ended the program with exit 3.
       {command_with(R"("runs": 1e999)"),
-       "field \"run.commands[0].runs\": a number too large for a double"},
+       "field \"run.commands[0].runs\": the number 1e999 is out of the range of a double"},
       {R"({"thresholds": {"sort/*": 1e999}})",
-       "field \"thresholds.sort/*\": a number too large for a double"},
+       "field \"thresholds.sort/*\": the number 1e999 is out of the range of a double"},
+      // Nested past the limit: refused while parsing, before a value that deep exists.
+      {R"({"run": {"commands": )" + std::string(100000, '[') + std::string(100000, ']') + "}}",
+       "field \"run.commands[0][0][0][0][0][0]…\": nested deeper than 512 levels of arrays and "
+       "objects"},
       {R"({"thresholds": {"sort/*": 5000}})",
        "field \"thresholds.sort/*\": a threshold in percent must be a number from 0 to 1000"},
   };

@@ -171,7 +171,8 @@ TEST_CASE("NaN and infinity are refused when read and when written") {
   CHECK_THAT(refusal(line.replace(at, 11, "\"value\":NaN")), Catch::Contains("malformed JSON"));
   line = with_field(sample_result(), "/metrics/time/value", 1.0);
   CHECK(refusal(line.replace(at, 11, "\"value\":1e999")) ==
-        "malformed JSON: number overflow parsing '1e999'");
+        "field \"metrics.time.value\": the number 1e999 is out of the range of a double (about "
+        "±1.8e308)");
 
   ResultRecord result = sample_result();
   (*result.metrics["time"].samples)[2] = std::numeric_limits<double>::quiet_NaN();
@@ -672,6 +673,30 @@ TEST_CASE("a key repeated in one object is refused by name, by both reading path
   }
   // The same members once each are read as before.
   CHECK(refusal(insert_after(run, R"("env":{)", R"("gpu":[{"a":1},{"a":2}],)")).empty());
+}
+
+TEST_CASE("a record nested deeper than 512 levels is refused by name, by both reading paths") {
+  // Copying or writing a value nested 300,000 deep overflows the stack: both paths refuse it
+  // while parsing. The record is the first level, so 510 arrays in a metric make 513 levels.
+  const std::string result = serialize(sample_result());
+  const auto in_metric = [&](std::size_t arrays) {
+    std::string line = result;
+    const std::string anchor = R"("unit":"ns",)";
+    return line.insert(line.find(anchor) + anchor.size(),
+                       R"("x":)" + std::string(arrays, '[') + std::string(arrays, ']') + ",");
+  };
+  CHECK(model::parse_record_fast(in_metric(509)).has_value());  // 512 levels: read as before
+  CHECK(refusal(in_metric(509)).empty());
+  for (const std::size_t arrays : {std::size_t{510}, std::size_t{300000}}) {
+    INFO(arrays);
+    CHECK_FALSE(model::parse_record_fast(in_metric(arrays)).has_value());
+    CHECK_THROWS_WITH(model::parse_record_slow(in_metric(arrays)),
+                      "field \"metrics.latency.x[0][0][0][0][0]…\": nested deeper than 512 levels "
+                      "of arrays and objects");
+  }
+  const std::string deep_line = std::string(300000, '[') + std::string(300000, ']');
+  CHECK(refusal(deep_line) ==
+        "field \"[0][0][0][0][0][0][0][0]…\": nested deeper than 512 levels of arrays and objects");
 }
 
 TEST_CASE("a run's PostgreSQL settings round-trip by both reading paths, absent when unknown") {
