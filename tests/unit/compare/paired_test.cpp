@@ -4,9 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch_test_macros.hpp>
-#include <catch2/matchers/catch_matchers_floating_point.hpp>
-#include <catch2/matchers/catch_matchers_string.hpp>
+#include <catch2/catch.hpp>
 
 #include "compare/comparison.hpp"
 #include "comparison_fixture.hpp"
@@ -14,7 +12,7 @@
 
 using namespace benchledger;
 using namespace benchledger::testing;
-using Catch::Matchers::ContainsSubstring;
+using Catch::Contains;
 using Catch::Matchers::WithinAbs;
 
 namespace {
@@ -84,8 +82,8 @@ TEST_CASE("too few pairs say how many would reach significance") {
   head.resize(5);
   const compare::CaseComparison paired = judge(sides(base, head, true));
   CHECK(paired.verdict == compare::Verdict::inconclusive);
-  CHECK_THAT(paired.remark, ContainsSubstring("5 pairs of rounds cannot reach significance") &&
-                                ContainsSubstring("need >= 6 pairs"));
+  CHECK_THAT(paired.remark, Contains("5 pairs of rounds cannot reach significance") &&
+                                Contains("need >= 6 pairs"));
 }
 
 TEST_CASE("an undecided comparison is never titled passed, and fails only when asked to") {
@@ -96,19 +94,19 @@ TEST_CASE("an undecided comparison is never titled passed, and fails only when a
   CHECK(report.state == compare::GateState::undecided);
   CHECK(report.gate_pass);
   const std::string markdown = report::render_comparison_markdown(report);
-  CHECK_THAT(markdown, ContainsSubstring("### benchledger compare: **gate undecided**: 1 case "
-                                         "could not be decided (not failed)"));
-  CHECK_THAT(markdown, !ContainsSubstring("gate passed"));
+  CHECK_THAT(markdown, Contains("### benchledger compare: **gate undecided**: 1 case "
+                                "could not be decided (not failed)"));
+  CHECK_THAT(markdown, !Contains("gate passed"));
   CHECK_THAT(report::render_comparison_table(report, false),
-             ContainsSubstring("gate: UNDECIDED (1 case could not be decided; passes"));
-  CHECK_THAT(report::render_comparison_json(report), ContainsSubstring("\"state\": \"undecided\""));
+             Contains("gate: UNDECIDED (1 case could not be decided; passes"));
+  CHECK_THAT(report::render_comparison_json(report), Contains("\"state\": \"undecided\""));
 
   s.options.undecided_fails = true;
   report = compare::compare_sides(s.base, s.current, {}, s.options);
   CHECK(report.state == compare::GateState::undecided);
   CHECK_FALSE(report.gate_pass);
   CHECK_THAT(report::render_comparison_markdown(report),
-             ContainsSubstring("**gate undecided**: 1 case could not be decided (failed)"));
+             Contains("**gate undecided**: 1 case could not be decided (failed)"));
 }
 
 TEST_CASE("settled looks keep each case as the first look that decided it") {
