@@ -98,13 +98,13 @@ std::string signal_name(int signal) {
 }
 
 [[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout, pid_t parent) {
+  // First: a stop signal that `run` passes on ends the case, as it would without `run`'s handler.
+  restore_stop_signals_in_child();
   std::ignore = ::setpgid(0, 0);
   // Its own process group keeps a Ctrl-C meant for `run` from reaching the case half-way;
   // so that an interrupted `run` leaves no case behind, the case dies with it.
   std::ignore = ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);  // the parent died before prctl took effect
-  // A Ctrl-C that `run` passes on ends the case, as it would without the group.
-  restore_stop_signals_in_child();
   if (redirect_stdout) std::ignore = ::dup2(STDERR_FILENO, STDOUT_FILENO);
   const PhaseSink sink = [fd](const CasePhase& p) {
     const nlohmann::json j = {
