@@ -3,8 +3,14 @@
 #include "cli/run_frontend.hpp"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 
@@ -12,6 +18,7 @@
 #include "cli/number_flag.hpp"
 #include "cli/run_postgres.hpp"
 #include "cli/run_steps.hpp"
+#include "engine/stop_signals.hpp"
 #include "model/redact.hpp"
 
 namespace benchledger::cli {
@@ -108,6 +115,66 @@ std::vector<Record> batch_of(const RunRecord& run, const std::vector<ResultRecor
   return batch;
 }
 
+// From the server to the append and the summary: what a stop signal interrupts.
+int measure_and_append(const RunOptions& o, const RunRequest& request, const RunPlan& plan,
+                       const RunContext& context, bool& appended) {
+  MeasureSteps steps;
+  steps.time = request.measure.time;
+  steps.argv = context.argv;
+  if (request.measure.instructions && !plan.jobs.empty() && o.imports.empty() && !o.pgbench) {
+    const bool has_commands = std::any_of(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) {
+      return j.kind == Job::Kind::command;
+    });
+    steps.counter = engine::choose_counter(request.measure, has_commands);
+  }
+  const RunServer server = resolve_run_server(o.pg, plan.config, plan.needs_server);
+  RunRecord run = new_run_record(request.label, plan.config, context, server.dsn, !o.quiet);
+  Measured measured = o.pgbench            ? run_pgbench(o, request, *server.dsn, run)
+                      : !o.imports.empty() ? import_results(o, run)
+                                           : measure_jobs(o, plan.jobs, steps, run);
+  // What is printed is what is kept: no credential in either (a store redacts again, for the
+  // writers that do not come through here).
+  model::redact_record(run);
+  for (ResultRecord& result : measured.results) model::redact_record(result);
+  const std::vector<Record> batch = batch_of(run, measured.results);
+  engine::throw_if_stopped();  // a run stopped before its append appends nothing
+  std::unique_ptr<ledger::Store> store;
+  if (!o.dry_run) {
+    store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
+    store->append(batch);
+    appended = true;
+  }
+  print_run(o, run, measured.results, batch, store.get(), !o.quiet);
+  return measured.any_failed ? 1 : 0;
+}
+
+// Runs `run` with StopSignals alive: Ctrl-C or a CI runner's SIGTERM is passed on to the child
+// running (a case, a command, pgbench, initdb), the run unwinds (stopping the throwaway server,
+// removing its folder and callgrind's), says so on stderr and ends by that signal, so that
+// whatever waits for it sees why. `run` sets its flag once the batch is appended.
+int run_until_stopped(const std::function<int(bool& appended)>& run) {
+  int status = 0;
+  bool appended = false;
+  {
+    const engine::StopSignals stop_signals;
+    try {
+      status = run(appended);
+    } catch (const Error&) {
+      // Stopped, or a step the signal broke (initdb cut short): the signal says why.
+      if (engine::stop_signal() == 0) throw;
+    }
+    if (engine::stop_signal() == 0) return status;
+  }
+  const int signal = engine::stop_signal();
+  std::cerr << fmt::format("run: stopped by signal {} (SIG{}); {}, its temporary files removed\n",
+                           signal, ::sigabbrev_np(signal),
+                           appended ? "the run was appended" : "nothing was appended");
+  std::cerr.flush();
+  std::ignore = std::signal(signal, SIG_DFL);
+  std::ignore = std::raise(signal);
+  return 128 + signal;
+}
+
 }  // namespace
 
 int execute_run(const RunOptions& o, const RunContext& context) {
@@ -128,32 +195,8 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   if (plan.jobs.empty() && o.imports.empty() && !o.pgbench)
     throw Error("no case matches --filter " + o.filter.value_or(""));
 
-  MeasureSteps steps;
-  steps.time = request.measure.time;
-  steps.argv = context.argv;
-  if (request.measure.instructions && !plan.jobs.empty() && o.imports.empty() && !o.pgbench) {
-    const bool has_commands = std::any_of(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) {
-      return j.kind == Job::Kind::command;
-    });
-    steps.counter = engine::choose_counter(request.measure, has_commands);
-  }
-  const RunServer server = resolve_run_server(o.pg, plan.config, plan.needs_server);
-  RunRecord run = new_run_record(request.label, plan.config, context, server.dsn, !o.quiet);
-  Measured measured = o.pgbench            ? run_pgbench(o, request, *server.dsn, run)
-                      : !o.imports.empty() ? import_results(o, run)
-                                           : measure_jobs(o, plan.jobs, steps, run);
-  // What is printed is what is kept: no credential in either (a store redacts again, for the
-  // writers that do not come through here).
-  model::redact_record(run);
-  for (ResultRecord& result : measured.results) model::redact_record(result);
-  const std::vector<Record> batch = batch_of(run, measured.results);
-  std::unique_ptr<ledger::Store> store;
-  if (!o.dry_run) {
-    store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
-    store->append(batch);
-  }
-  print_run(o, run, measured.results, batch, store.get(), !o.quiet);
-  return measured.any_failed ? 1 : 0;
+  return run_until_stopped(
+      [&](bool& appended) { return measure_and_append(o, request, plan, context, appended); });
 }
 
 }  // namespace benchledger::cli

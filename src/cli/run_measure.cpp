@@ -15,7 +15,9 @@
 #include "cli/run_pgbench.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/run_steps.hpp"
+#include "engine/pgbench_runner.hpp"
 #include "engine/records.hpp"
+#include "engine/stop_signals.hpp"
 #include "env/env.hpp"
 #include "model/record_lines.hpp"
 #include "model/redact.hpp"
@@ -225,10 +227,13 @@ Measured run_pgbench(const RunOptions& o, const RunRequest& request, const std::
   Measured measured;
   ProgressLine progress(!o.quiet && ::isatty(STDERR_FILENO) == 1);
   bind_results(run_pgbench_scan(dsn, *o.pgbench, request.overrides,
+                                o.timeout.value_or(engine::k_default_pgbench_timeout),
                                 [&](std::size_t index, std::size_t total, const std::string& name) {
                                   progress.start_case(index, total, name);
                                 }),
                run, measured);
+  measured.any_failed = std::any_of(measured.results.begin(), measured.results.end(),
+                                    [](const ResultRecord& r) { return r.primary == "failed"; });
   return measured;
 }
 
@@ -242,6 +247,8 @@ Measured measure_jobs(const RunOptions& o, const std::vector<Job>& jobs, const M
     ProgressLine progress(!o.quiet && ::isatty(STDERR_FILENO) == 1);
     const engine::PhaseSink sink = [&progress](const engine::CasePhase& p) { progress.phase(p); };
     for (std::size_t i = 0; i < jobs.size(); ++i) {
+      // A stop signal ends the run between jobs: the job it interrupted is no result.
+      engine::throw_if_stopped();
       const Job& job = jobs[i];
       progress.start_case(i, jobs.size(), job.display);
       double seconds = 0;
@@ -258,6 +265,7 @@ Measured measure_jobs(const RunOptions& o, const std::vector<Job>& jobs, const M
       }
       progress.finish_case(seconds);
     }
+    engine::throw_if_stopped();
   }
   if (!jobs.empty()) warn_of_load_rise(run);
   return measured;

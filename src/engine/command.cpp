@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -33,6 +34,7 @@
 #include "engine/clock.hpp"
 #include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
+#include "engine/stop_signals.hpp"
 #include "model/redact.hpp"
 
 extern char** environ;
@@ -187,9 +189,21 @@ CommandRun CommandRunner::run(const std::vector<std::string>& argv, std::optiona
   put(&timeout, sizeof timeout);
   put(&show, sizeof show);
   SpawnResponse response{};
-  if (!write_all(m_requests, request.data(), request.size()) ||
-      !read_all(m_responses, &response, sizeof response)) {
+  bool answered = false;
+  {
+    // The helper, not the run: it kills the run's process group and exits (spawn_helper.cpp).
+    const StopTarget stop_target(m_helper_pid, stop_signal() != 0);
+    answered = write_all(m_requests, request.data(), request.size()) &&
+               read_all(m_responses, &response, sizeof response);
+  }
+  if (!answered) {
     stop_helper();
+    if (const int signal = stop_signal(); signal != 0) {
+      // The helper passed the stop signal on to the run as it went: the run ended by it.
+      CommandRun stopped;
+      stopped.signal = signal;
+      return stopped;
+    }
     throw Error("benchledger-spawn stopped answering while running \"" + argv[0] + "\"");
   }
   if (response.spawn_errno != 0) {
@@ -222,14 +236,21 @@ CommandRun CommandRunner::run_here(const std::vector<std::string>& argv,
 
   CommandRun run;
   pid_t pid = 0;
+  const bool stopped_before = stop_signal() != 0;
   const std::int64_t start = now_ns();
   const int error =
       ::posix_spawnp(&pid, args[0], setup.actions(), setup.attr(), args.data(), environ);
   if (error != 0) throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
-  if (timeout_s && !wait_until(pid, monotonic_ns() + static_cast<std::int64_t>(*timeout_s * 1e9))) {
-    run.timed_out = true;
-    std::ignore = ::kill(-pid, SIGKILL);
-    std::ignore = ::kill(pid, SIGKILL);
+  {
+    const StopTarget stop_target(-pid, stopped_before);
+    if (timeout_s &&
+        !wait_until(pid, monotonic_ns() + static_cast<std::int64_t>(*timeout_s * 1e9))) {
+      run.timed_out = true;
+      std::ignore = ::kill(-pid, SIGKILL);
+      std::ignore = ::kill(pid, SIGKILL);
+    }
+    // Without a timeout, the run is waited for below: a stop signal is passed on meanwhile.
+    if (!timeout_s) std::ignore = wait_until(pid, std::numeric_limits<std::int64_t>::max());
   }
   int status = 0;
   rusage usage{};
@@ -260,6 +281,7 @@ CapturedRun run_capturing_stdout(const std::vector<std::string>& argv) {
   ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   pid_t pid = 0;
+  const bool stopped_before = stop_signal() != 0;
   const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   ::posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
@@ -268,12 +290,16 @@ CapturedRun run_capturing_stdout(const std::vector<std::string>& argv) {
     throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
   }
   CapturedRun run;
-  char chunk[65536];
-  while (true) {
-    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    run.output.append(chunk, static_cast<std::size_t>(n));
+  {
+    // The program is in this process's group: a stop signal goes to it alone.
+    const StopTarget stop_target(pid, stopped_before);
+    char chunk[65536];
+    while (true) {
+      const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      run.output.append(chunk, static_cast<std::size_t>(n));
+    }
   }
   ::close(fds[0]);
   int status = 0;
@@ -412,7 +438,9 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
   std::set<std::string> failure_kinds;  // of the failed runs: timeout, crashed, error
   double last_s = 0;
   const int total = settings.warmup + settings.runs;
-  for (int i = 0; i < total && !failure; ++i) {
+  // A stop signal ends the runs (the one it interrupted is not counted); --cleanup still runs,
+  // to its end (engine/stop_signals.hpp).
+  for (int i = 0; i < total && !failure && stop_signal() == 0; ++i) {
     const bool measured = i >= settings.warmup;
     if (measured)
       emit("measuring", i - settings.warmup, settings.runs, last_s);
@@ -427,7 +455,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     }
     const CommandRun run = runner.run(c.argv, settings.timeout, settings.show_output);
     last_s = run.wall_ms / 1e3;
-    if (!measured) continue;
+    if (!measured || stop_signal() != 0) continue;
     ++m.runs;
     if (!run.ok()) {
       ++failed_runs;

@@ -25,6 +25,7 @@
 #include <benchledger/error.hpp>
 
 #include "engine/scratch_dir.hpp"
+#include "engine/stop_signals.hpp"
 
 namespace benchledger::engine {
 
@@ -147,7 +148,12 @@ void callgrind_collect_here(bool on) {
 }
 
 std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
-  return {"--tool=callgrind", "--cache-sim=yes", "--quiet",
+  // --vgdb=no: the counted region is switched by client requests, which need no gdbserver, and
+  // without one Valgrind makes no vgdb FIFOs in TMPDIR, which a killed Valgrind leaves behind.
+  return {"--tool=callgrind",
+          "--vgdb=no",
+          "--cache-sim=yes",
+          "--quiet",
           "--log-file=" + (dir / "valgrind.%p.log").string(),
           "--callgrind-out-file=" + (dir / "callgrind.out.%p").string()};
 }
@@ -318,6 +324,7 @@ double estimated_cycles(const CallgrindTotals& t) {
 }
 
 CountedCommand count_command(const CommandCase& c, const CommandSettings& settings) {
+  throw_if_stopped();  // a stop signal during the timed runs: nothing more to start
   const ScratchDir dir("benchledger-callgrind", "callgrind's output");
   std::vector<std::string> argv = {find_valgrind()};
   for (std::string& option : callgrind_options(dir.path())) argv.push_back(std::move(option));
@@ -334,6 +341,7 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
     }
   }
   const CommandRun run = runner.run(argv, settings.timeout, settings.show_output);
+  throw_if_stopped();  // the run was ended by the signal, its counts cut short
   if (!run.ok()) {
     counted.failure =
         CaseFailure{run.failure_kind(), "under callgrind, " + describe_failure(run, dir.path())};
@@ -346,6 +354,7 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
 CountedCase count_native_case(const NativeCase& c, const std::vector<std::string>& argv,
                               Counter counter) {
   if (argv.empty()) throw Error("counting instructions needs the program's arguments");
+  throw_if_stopped();  // a stop signal while the case was timed: nothing more to start
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) throw Error("cannot find this program (/proc/self/exe): " + error.message());
@@ -367,6 +376,7 @@ CountedCase count_native_case(const NativeCase& c, const std::vector<std::string
 
   CountedCase counted;
   const CommandRun run = run_command_once(command, c.timeout, false);
+  throw_if_stopped();  // the program was ended by the signal, its counts cut short
   nlohmann::json answer;
   if (std::ifstream in(report); in) {
     try {

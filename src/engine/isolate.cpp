@@ -25,6 +25,7 @@
 
 #include "engine/clock.hpp"
 #include "engine/native.hpp"
+#include "engine/stop_signals.hpp"
 
 namespace benchledger::engine {
 
@@ -97,6 +98,8 @@ std::string signal_name(int signal) {
 }
 
 [[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout, pid_t parent) {
+  // First: a stop signal that `run` passes on ends the case, as it would without `run`'s handler.
+  restore_stop_signals_in_child();
   std::ignore = ::setpgid(0, 0);
   // Its own process group keeps a Ctrl-C meant for `run` from reaching the case half-way;
   // so that an interrupted `run` leaves no case behind, the case dies with it.
@@ -136,6 +139,7 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   std::fflush(nullptr);
   const std::int64_t start = now_ns();
   const pid_t parent = ::getpid();
+  const bool stopped_before = stop_signal() != 0;
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -150,6 +154,7 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   }
   std::ignore = ::setpgid(pid, pid);  // also done by the child; whichever runs first wins
   ::close(fds[1]);
+  std::optional<StopTarget> stop_target(std::in_place, -pid, stopped_before);
 
   const auto deadline = start + static_cast<std::int64_t>(c.timeout * 1e9);
   std::string buffer;
@@ -198,6 +203,7 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
     std::ignore = ::kill(pid, SIGKILL);
   }
   ::close(fds[0]);
+  stop_target.reset();  // before the group can go with its leader
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <libpq-fe.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,12 +12,15 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 
 #include "engine/scratch_dir.hpp"
+#include "engine/spawn_child.hpp"
+#include "engine/stop_signals.hpp"
 #include "engine/throwaway_postgres.hpp"
 #include "model/redact.hpp"
 
@@ -24,10 +28,19 @@ namespace benchledger::engine {
 
 namespace {
 
-// Runs argv with stdout and stderr into `out_path` and `err_path`, with `env` added to this
-// process's environment; returns the exit status, or -1 when killed.
-int run_into(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
-             const std::filesystem::path& err_path, const std::vector<std::string>& env = {}) {
+// How a pgbench run ended: its exit status (-1 when a signal ended it), or killed past its time.
+struct Ended {
+  int status = -1;
+  bool timed_out = false;
+};
+
+// Runs argv in a process group of its own with stdout and stderr into `out_path` and
+// `err_path`, with `env` added to this process's environment. Past `timeout_s` the whole group
+// is killed; a stop signal is passed on to it (engine/stop_signals.hpp) and throws Stopped once
+// it has ended.
+Ended run_into(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
+               const std::filesystem::path& err_path, double timeout_s,
+               const std::vector<std::string>& env = {}) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -35,12 +48,15 @@ int run_into(const std::vector<std::string>& argv, const std::filesystem::path& 
   for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
   for (char** entry = environ; *entry != nullptr; ++entry) envp.push_back(*entry);
   envp.push_back(nullptr);
+  const bool stopped_before = stop_signal() != 0;
   const pid_t pid = ::fork();
   if (pid < 0) {
     throw Error("cannot start " + argv.front() + ": " +
                 std::error_code(errno, std::generic_category()).message());
   }
   if (pid == 0) {
+    // A group of its own: a timeout or a stop signal reaches pgbench's threads and nothing else.
+    ::setpgid(0, 0);
     const int in = ::open("/dev/null", O_RDONLY);
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -51,10 +67,22 @@ int run_into(const std::vector<std::string>& argv, const std::filesystem::path& 
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
+  std::ignore = ::setpgid(pid, pid);  // also done by the child; whichever runs first wins
+  Ended ended;
+  {
+    const StopTarget stop_target(-pid, stopped_before);
+    if (!wait_until(pid, monotonic_ns() + static_cast<std::int64_t>(timeout_s * 1e9))) {
+      ended.timed_out = true;
+      std::ignore = ::kill(-pid, SIGKILL);
+      std::ignore = ::kill(pid, SIGKILL);
+    }
+  }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  throw_if_stopped();  // pgbench ended by the signal: not a failure of pgbench's
+  if (WIFEXITED(status)) ended.status = WEXITSTATUS(status);
+  return ended;
 }
 
 // The server's connection string for pgbench's command line, which any local user can read in
@@ -163,20 +191,25 @@ std::vector<std::string> split_pgbench_args(const std::string& text) {
   return args;
 }
 
-void initialise_pgbench(const std::string& dsn, std::int64_t scale) {
+void initialise_pgbench(const std::string& dsn, std::int64_t scale, double timeout_s) {
   const ScratchDir dir("benchledger-pgbench", "pgbench's output");
   const PgbenchServer server = pgbench_server(dsn);
-  const int status = run_into(
+  const Ended ended = run_into(
       {pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), server.conninfo},
-      dir.path() / "out", dir.path() / "err", server.env);
-  if (status != 0) {
-    throw Error(fmt::format("pgbench -i -s {} failed (exit status {}): {}", scale, status,
+      dir.path() / "out", dir.path() / "err", timeout_s, server.env);
+  if (ended.timed_out) {
+    throw Error(
+        fmt::format("pgbench -i -s {} did not finish within {} s (--timeout) and was killed: {}",
+                    scale, timeout_s, last_lines(read_text(dir.path() / "err"))));
+  }
+  if (ended.status != 0) {
+    throw Error(fmt::format("pgbench -i -s {} failed (exit status {}): {}", scale, ended.status,
                             last_lines(read_text(dir.path() / "err"))));
   }
 }
 
 PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int64_t jobs,
-                          const std::vector<std::string>& args) {
+                          const std::vector<std::string>& args, double timeout_s) {
   const ScratchDir dir("benchledger-pgbench", "pgbench's output");
   std::vector<std::string> argv = {pgbench_program().string(), "-c", std::to_string(clients), "-j",
                                    std::to_string(jobs)};
@@ -188,12 +221,20 @@ PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int
   const PgbenchServer server = pgbench_server(dsn);
   argv.insert(argv.end(),
               {"-l", "--log-prefix", (dir.path() / "pgbench_log").string(), server.conninfo});
-  const int status = run_into(argv, dir.path() / "stdout", dir.path() / "stderr", server.env);
+  const Ended ended =
+      run_into(argv, dir.path() / "stdout", dir.path() / "stderr", timeout_s, server.env);
   PgbenchOutput out;
+  if (ended.timed_out) {
+    out.failure = CaseFailure{
+        "timeout", fmt::format("pgbench -c {} -j {} still running after its time limit of {} s "
+                               "(--timeout); killed with its process group",
+                               clients, jobs, timeout_s)};
+    return out;
+  }
   out.output = read_text(dir.path() / "stdout") + read_text(dir.path() / "stderr");
-  if (status != 0) {
+  if (ended.status != 0) {
     throw Error(fmt::format("pgbench -c {} -j {} failed (exit status {}): {}", clients, jobs,
-                            status, last_lines(read_text(dir.path() / "stderr"))));
+                            ended.status, last_lines(read_text(dir.path() / "stderr"))));
   }
   std::vector<std::filesystem::path> logs;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {

@@ -75,11 +75,42 @@ bool write_exact(const void* buffer, std::size_t size) {
 // not get the terminal's Ctrl-C, so the helper passes it on before it goes.
 volatile sig_atomic_t g_running = 0;
 
+// Sleeps 10 ms a time (nanosleep is async-signal-safe) until `gone` holds, at most `ticks` times.
+template <class Gone>
+bool wait_ticks(int ticks, Gone gone) {
+  for (int i = 0; i < ticks; ++i) {
+    if (gone()) return true;
+    const timespec tick{0, 10'000'000};
+    ::nanosleep(&tick, nullptr);
+  }
+  return gone();
+}
+
+// The same signal first, so that a run that cleans up on it can (Valgrind, killed outright
+// between creating a temporary file in TMPDIR and unlinking it, leaves the file); SIGKILL for a
+// group still there after 10 s. The helper exits only once the run's group is gone, so that
+// benchledger, which waits for it, removes its temporary folders after the last write into them.
 void on_termination(int signal) {
   const pid_t running = static_cast<pid_t>(g_running);
   if (running > 0) {
-    ::kill(-running, SIGKILL);
-    ::kill(running, SIGKILL);
+    ::kill(-running, signal);
+    ::kill(running, signal);
+    const auto leader_gone = [running] {
+      int status = 0;
+      return ::waitpid(running, &status, WNOHANG) == running;
+    };
+    if (!wait_ticks(1000, leader_gone)) {
+      ::kill(-running, SIGKILL);
+      int status = 0;
+      while (::waitpid(running, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    // The rest of the group (the leader's children, reaped by init); SIGKILL after 10 s more.
+    const auto group_gone = [running] { return ::kill(-running, 0) != 0; };
+    if (!wait_ticks(1000, group_gone)) {
+      ::kill(-running, SIGKILL);
+      wait_ticks(1000, group_gone);
+    }
   }
   ::_exit(128 + signal);
 }
@@ -132,8 +163,10 @@ int main() {
   ::signal(SIGPIPE, SIG_IGN);
   struct sigaction action {};
   action.sa_handler = on_termination;
-  sigemptyset(&action.sa_mask);
   const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  // One at a time: a second signal (Ctrl-C from the terminal, then benchledger's) waits.
+  sigemptyset(&action.sa_mask);
+  for (const int signal : signals) sigaddset(&action.sa_mask, signal);
   for (const int signal : signals) ::sigaction(signal, &action, nullptr);
   // benchledger killed outright (SIGKILL) cannot tell the helper: the kernel does.
   const pid_t parent = ::getppid();

@@ -25,6 +25,8 @@
 
 #include <benchledger/error.hpp>
 
+#include "engine/stop_signals.hpp"
+
 namespace benchledger::engine {
 
 namespace {
@@ -116,6 +118,8 @@ pid_t start(const std::vector<std::string>& argv, const Owner& owner,
     ::_exit(127);
   }
   ::close(out);
+  // Both sides set the group, so that it exists before a stop signal is passed on to it.
+  std::ignore = ::setpgid(pid, pid);
   return pid;
 }
 
@@ -186,12 +190,22 @@ ThrowawayPostgres::ThrowawayPostgres() {
     if (owner.switch_user && ::chown(m_dir.c_str(), owner.uid, owner.gid) != 0)
       throw Error("cannot give " + m_dir.string() + " to the postgres user: " + errno_text(errno));
     const std::filesystem::path data = m_dir / "data";
+    const bool stopped_before = stop_signal() != 0;
     const pid_t initdb = start({(*bin / "initdb").string(), "-D", data.string(), "-U", "postgres",
                                 "-A", "trust", "--no-sync"},
                                owner, m_dir / "initdb.log");
     int status = 0;
+    {
+      // A Ctrl-C during initdb ends initdb; the folder goes below, with the Stopped thrown.
+      const StopTarget stop_target(-initdb, stopped_before);
+      siginfo_t info{};
+      while (::waitid(P_PID, static_cast<id_t>(initdb), &info, WEXITED | WNOWAIT) < 0 &&
+             errno == EINTR) {
+      }
+    }
     while (::waitpid(initdb, &status, 0) < 0 && errno == EINTR) {
     }
+    throw_if_stopped();
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw Error("initdb of a throwaway PostgreSQL failed: " + log_tail(m_dir / "initdb.log"));
 
@@ -203,6 +217,7 @@ ThrowawayPostgres::ThrowawayPostgres() {
     const auto deadline = Clock::now() + std::chrono::seconds(60);
     const std::string ping = m_dsn + "?connect_timeout=2";
     while (PQping(ping.c_str()) != PQPING_OK) {
+      throw_if_stopped();  // the server is stopped and its folder removed below
       if (::waitpid(m_server, &status, WNOHANG) == m_server) {
         m_server = -1;
         throw Error("a throwaway PostgreSQL exited while starting: " +

@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -33,34 +32,6 @@ std::string ProcessResult::describe() const {
 
 namespace {
 
-constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-
-volatile std::sig_atomic_t g_stop_signal = 0;
-// The process groups of the steps running (their leaders' pids): two at once in a duet, 0 in a
-// free slot, -1 in one taken by a step not started yet. Lock-free atomics, so that the handler
-// may read them.
-std::atomic<pid_t> g_step_groups[2];
-static_assert(std::atomic<pid_t>::is_always_lock_free);
-struct sigaction g_previous[std::size(k_stop_signals)];
-
-extern "C" void on_stop_signal(int signal) {
-  if (g_stop_signal == 0) g_stop_signal = signal;
-  // kill is async-signal-safe; the step ends, and the gate with it after cleaning up.
-  for (const std::atomic<pid_t>& slot : g_step_groups) {
-    const pid_t group = slot.load();
-    if (group > 0) std::ignore = ::kill(-group, signal);
-  }
-}
-
-// A free slot of g_step_groups, taken; throws Error when both are.
-std::atomic<pid_t>& take_step_slot() {
-  for (std::atomic<pid_t>& slot : g_step_groups) {
-    pid_t free = 0;
-    if (slot.compare_exchange_strong(free, -1)) return slot;
-  }
-  throw Error("more than two gate steps at once");
-}
-
 int open_log(const std::filesystem::path& log) {
   const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -79,11 +50,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   cpu_set_t cpu_set;
   CPU_ZERO(&cpu_set);
   for (const int cpu : cpus) CPU_SET(cpu, &cpu_set);
-  std::atomic<pid_t>& slot = take_step_slot();
-  struct FreeSlot {
-    std::atomic<pid_t>& slot;
-    ~FreeSlot() { slot = 0; }
-  } free_slot{slot};
   const int log_fd = open_log(log);
   int pipe_fds[2] = {-1, -1};
   if (capture_stdout && ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -96,7 +62,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
 
   // A step started after a stop signal (removing the worktrees on the way out) must run to its
   // end: only a signal that comes while this one starts is passed on below.
-  const bool stopped_before = g_stop_signal != 0;
+  const bool stopped_before = stop_signal() != 0;
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -134,9 +100,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   std::ignore = ::close(log_fd);
   // Both parent and child set the group, so that it exists before either goes on.
   std::ignore = ::setpgid(pid, pid);
-  slot = pid;
+  engine::add_stop_target(-pid);
   // A signal that came after the fork, before the step had a group to pass it to.
-  if (!stopped_before && g_stop_signal != 0) std::ignore = ::kill(-pid, g_stop_signal);
+  if (!stopped_before && stop_signal() != 0) std::ignore = ::kill(-pid, stop_signal());
   ProcessResult result;
   if (capture_stdout) {
     std::ignore = ::close(pipe_fds[1]);
@@ -156,40 +122,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     if (errno != EINTR)
       throw Error(fmt::format("cannot wait for {}: {}", argv[0], std::strerror(errno)));
   }
+  engine::remove_stop_target(-pid);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
-}
-
-StopSignals::StopSignals() {
-  g_stop_signal = 0;
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  ::sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a blocking read or wait returns EINTR and is retried
-  for (std::size_t i = 0; i < std::size(k_stop_signals); ++i) {
-    std::ignore = ::sigaction(k_stop_signals[i], nullptr, &g_previous[i]);
-    if (g_previous[i].sa_handler == SIG_IGN) continue;  // `nohup`, or `&` in a script
-    std::ignore = ::sigaction(k_stop_signals[i], &action, nullptr);
-  }
-}
-
-StopSignals::~StopSignals() {
-  for (std::size_t i = 0; i < std::size(k_stop_signals); ++i) {
-    std::ignore = ::sigaction(k_stop_signals[i], &g_previous[i], nullptr);
-  }
-}
-
-int stop_signal() {
-  return g_stop_signal;
-}
-
-Stopped::Stopped(int signal)
-    : Error(fmt::format("stopped by signal {} (SIG{})", signal, ::sigabbrev_np(signal))),
-      m_signal(signal) {}
-
-void throw_if_stopped() {
-  if (g_stop_signal != 0) throw Stopped(g_stop_signal);
 }
 
 void append_to_log(const std::filesystem::path& log, const std::string& line) {

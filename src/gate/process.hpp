@@ -9,6 +9,8 @@
 
 #include <benchledger/error.hpp>
 
+#include "engine/stop_signals.hpp"
+
 namespace benchledger::gate {
 
 struct ProcessResult {
@@ -35,33 +37,13 @@ void append_to_log(const std::filesystem::path& log, const std::string& line);
 // The last `lines` lines of the log, for an error message that says why a step failed.
 std::string log_tail(const std::filesystem::path& log, std::size_t lines);
 
-// While a StopSignals lives, SIGINT, SIGTERM and SIGHUP do not end the process at once: the
-// signal is passed on to the step running (its whole process group, as each step runs in one of
-// its own) and remembered, so that the gate stops when that step has ended and removes its
-// worktrees on the way out (docs/ci-gate.md). The destructor puts the previous handlers back;
-// a signal the process was started ignoring stays ignored. One at a time.
-class StopSignals {
- public:
-  StopSignals();
-  ~StopSignals();
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-};
-
-// The first stop signal received while a StopSignals lived (SIGINT, SIGTERM, SIGHUP), or 0.
-int stop_signal();
-
-// Thrown between steps once a stop signal has arrived.
-class Stopped : public Error {
- public:
-  explicit Stopped(int signal);
-  int signal() const { return m_signal; }
-
- private:
-  int m_signal;
-};
-
-// Throws Stopped when a stop signal has arrived.
-void throw_if_stopped();
+// Stop signals (engine/stop_signals.hpp): while a StopSignals lives, SIGINT, SIGTERM and SIGHUP
+// are passed on to the step running (its whole process group, as each step runs in one of its
+// own) and remembered, so that the gate stops when that step has ended and removes its worktrees
+// on the way out (docs/ci-gate.md).
+using engine::stop_signal;
+using engine::Stopped;
+using engine::StopSignals;
+using engine::throw_if_stopped;
 
 }  // namespace benchledger::gate
