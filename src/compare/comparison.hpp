@@ -138,8 +138,9 @@ struct ComparisonReport {
   bool undecided_fails = false;  // CompareOptions::undecided_fails
   // The exit status's verdict: passed, or undecided unless undecided_fails.
   bool gate_pass = true;
-  // How many looks settle_looks() made one report of (1 for a single comparison).
-  std::size_t looks = 1;
+  // How many looks settle_looks() made one report of, each at its share of alpha and with
+  // intervals at that level; 0 for a single comparison at alpha.
+  std::size_t looks = 0;
   // Cases judged on pairs of rounds, and on pooled samples (the statistics line names both).
   std::size_t paired_cases = 0, pooled_cases = 0;
 

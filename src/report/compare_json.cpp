@@ -107,7 +107,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
   json["summary"] = summary;
   json["gate"] = report.gate_pass ? "pass" : "fail";
   json["state"] = std::string(compare::to_string(report.state));
-  json["looks"] = report.looks;
+  if (report.looks > 0) json["looks"] = report.looks;
   return json;
 }
 

@@ -178,12 +178,14 @@ std::string settings_text(const ComparisonReport& report) {
   // Deterministic counts are judged by their own threshold alone: said only where there are some.
   const bool counts = std::any_of(report.cases.begin(), report.cases.end(),
                                   [](const compare::CaseComparison& c) { return c.deterministic; });
-  const std::string looks =
-      report.looks > 1 ? fmt::format(" over {} looks (each at its share of it)", report.looks) : "";
+  const std::string levels =
+      report.looks == 0
+          ? fmt::format(", {:g}% intervals (Hodges-Lehmann)", 100.0 * (1.0 - report.alpha))
+          : fmt::format(" over {} (each at its share of it, with intervals at that level)",
+                        plural(report.looks, "look", "looks"));
   return fmt::format(
-      "{}, Benjamini-Hochberg false discovery rate {:g}{}, Hodges-Lehmann intervals, "
-      "threshold {:g}%{}, fails on {}{}",
-      method_text(report), report.alpha, looks, 100.0 * report.threshold,
+      "{}, Benjamini-Hochberg false discovery rate {:g}{}, threshold {:g}%{}, fails on {}{}",
+      method_text(report), report.alpha, levels, 100.0 * report.threshold,
       counts ? fmt::format(" ({:g}% alone for deterministic counts)",
                            100.0 * report.deterministic_threshold)
              : "",
