@@ -184,3 +184,22 @@ TEST_CASE("a 1% change of a deterministic count pooled from 3 rounds a side is a
   CHECK(c.verdict == compare::Verdict::regression);
   CHECK_FALSE(report.gate_pass);
 }
+
+TEST_CASE("the rounds of both sides pair up by round, each side's centre its round's median") {
+  const auto measured = [](std::size_t round, std::vector<double> samples, bool failed) {
+    return gate::MeasuredRound{0, round, round_of("", std::move(samples), failed)};
+  };
+  const std::vector<gate::MeasuredRound> base{measured(0, {10, 12, 11}, false),
+                                              measured(1, {20, 22, 21}, false),
+                                              measured(2, {30, 31, 32}, false)};
+  // Round 1 failed on head's side: that pair is left out, and the others keep their order.
+  const std::vector<gate::MeasuredRound> head{
+      measured(0, {13, 14, 12}, false), measured(1, {1}, true), measured(2, {33, 34, 35}, false)};
+  const auto pairs = gate::round_pairs(base, head);
+  REQUIRE(pairs.size() == 1);
+  const auto& metrics = pairs.at(case_key("work", {}));
+  REQUIRE(metrics.size() == 1);
+  const compare::RoundCentres& wall = metrics.at("wall");
+  CHECK(wall.base == std::vector<double>{11, 31});
+  CHECK(wall.current == std::vector<double>{13, 34});
+}
