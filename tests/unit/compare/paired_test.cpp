@@ -1,6 +1,8 @@
 // A comparison judged on paired rounds cancels drift that pooled samples cannot, and its headline
 // never says "passed" for a case it could not decide.
 #include <cmath>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "compare/comparison.hpp"
 #include "comparison_fixture.hpp"
 #include "report/compare_render.hpp"
+#include "stats/sequential.hpp"
 
 using namespace benchledger;
 using namespace benchledger::testing;
@@ -129,4 +132,55 @@ TEST_CASE("settled looks keep each case as the first look that decided it") {
   CHECK(settled.state == compare::GateState::failed);
   CHECK_FALSE(settled.gate_pass);
   CHECK_THROWS(compare::settle_looks({}, 0.05));
+}
+
+namespace {
+
+// A/A gates as the sequential gate runs them: `planned` pairs, then one more pair a look while
+// the case is undecided, up to `most` pairs, each look at `level(look)`. Every pair's two halves
+// share the host's drift (a random factor of up to +-30%) and differ only by 2% of noise each.
+// Returns how many of `gates` ended in a regression or an improvement: false alarms, the code
+// being the same.
+int false_alarms(int gates, std::size_t planned, std::size_t most,
+                 const std::function<double(int)>& level) {
+  std::mt19937_64 random(20261127);
+  std::uniform_real_distribution<double> drift(0.7, 1.3);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  int alarms = 0;
+  for (int gate = 0; gate < gates; ++gate) {
+    std::vector<double> base, head;
+    for (int look = 1;; ++look) {
+      while (base.size() < planned + static_cast<std::size_t>(look - 1)) {
+        const double host = drift(random);
+        base.push_back(100.0 * host * std::exp(noise(random)));
+        head.push_back(100.0 * host * std::exp(noise(random)));
+      }
+      PairedSides s = sides(base, head, true);
+      s.options.alpha = level(look);
+      // A 1% threshold, which 2% of noise keeps most gates from calling unchanged early: they look
+      // again and again, up to `most` pairs, where re-testing at a fixed alpha goes wrong.
+      s.options.threshold = 0.01;
+      const compare::Verdict verdict = judge(s).verdict;
+      if (verdict == compare::Verdict::regression || verdict == compare::Verdict::improvement) {
+        ++alarms;
+        break;
+      }
+      if (verdict != compare::Verdict::inconclusive || base.size() >= most) break;
+    }
+  }
+  return alarms;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a look after every pair keeps the A/A false alarms at alpha; re-testing at alpha does not") {
+  const int gates = 400;
+  const int spent =
+      false_alarms(gates, 10, 40, [](int look) { return stats::look_level(0.05, look); });
+  const int naive = false_alarms(gates, 10, 40, [](int) { return 0.05; });
+  INFO("false alarms in " << gates << " A/A gates: " << spent << " with the looks' levels, "
+                          << naive << " re-testing at 0.05");
+  CHECK(spent <= gates * 5 / 100);
+  CHECK(naive > spent);
 }
