@@ -159,8 +159,8 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   }
   out.planned_rounds = static_cast<int>(round_count);
 
-  // One round of the entries in `entries` on one side; an extra round (past an entry's plan)
-  // repeats the entry's share of the round of the same parity.
+  // One round of the entries in `entries` on one side; an extra round (past the plan) repeats
+  // the entry's shares in turn.
   const auto measure = [&](SideState& side, std::size_t round, const std::vector<bool>& entries,
                            const std::vector<int>& cpus) {
     say(fmt::format("round {}: {}", round + 1, side.name));
@@ -247,11 +247,7 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
     out.seconds = elapsed();
   };
   snapshot();
-  if (!settings.judge) {
-    out.base_rounds = std::move(base.rounds);
-    out.head_rounds = std::move(head.rounds);
-    return out;
-  }
+  if (!settings.judge) return out;
   // More pairs for the cases still undecided, only the entries that measure them, while the
   // budget lasts: the judge's levels make every look valid (docs/statistics.md).
   const bool extra_allowed = order != Order::sequential;
@@ -282,8 +278,6 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
     undecided = settings.judge(out, ++out.looks);
   }
   if (out.budget > 0.0) out.undecided = std::move(undecided);
-  out.base_rounds = std::move(base.rounds);
-  out.head_rounds = std::move(head.rounds);
   return out;
 }
 

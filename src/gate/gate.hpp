@@ -66,8 +66,7 @@ struct GateMeasurement {
   // (or k_max_rounds was reached) before they were decided.
   std::set<std::string> undecided;
   PooledSide base, head;  // labels `base` and `head`
-  std::vector<MeasuredRound> base_rounds, head_rounds;
-  // Each case's and metric's pairs of rounds (round_pairs of the rounds above).
+  // Each case's and metric's pairs of rounds (round_pairs of the sides' rounds).
   std::map<std::string, std::map<std::string, compare::RoundCentres>> pairs;
 };
 
