@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -567,17 +568,18 @@ ComparisonReport settle_looks(std::span<const ComparisonReport> looks, double al
   ComparisonReport out = looks.back();
   out.alpha = alpha;
   out.looks = looks.size();
-  for (CaseComparison& c : out.cases) {
-    for (const ComparisonReport& look : looks) {
-      const auto decided = std::find_if(look.cases.begin(), look.cases.end(), [&](const auto& d) {
-        return d.bench == c.bench && d.params == c.params && d.metric == c.metric &&
-               d.verdict != Verdict::inconclusive;
-      });
-      if (decided != look.cases.end()) {
-        c = *decided;
-        break;
-      }
+  // Each case and metric as the first look that decided it: one pass over the looks.
+  const auto key = [](const CaseComparison& c) {
+    return case_key(c.bench, c.params) + '\n' + c.metric;
+  };
+  std::map<std::string, const CaseComparison*> decided;
+  for (const ComparisonReport& look : looks) {
+    for (const CaseComparison& c : look.cases) {
+      if (c.verdict != Verdict::inconclusive) decided.emplace(key(c), &c);
     }
+  }
+  for (CaseComparison& c : out.cases) {
+    if (const auto found = decided.find(key(c)); found != decided.end()) c = *found->second;
   }
   out.counts = {};
   out.accepted = 0;
