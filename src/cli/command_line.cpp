@@ -1,12 +1,18 @@
 // The one mapping of exceptions to exit codes (command_line.hpp).
 #include "cli/command_line.hpp"
 
+#include <csignal>
+#include <cstring>
 #include <iostream>
 #include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 
 #include "cli/standard_output.hpp"
+#include "engine/stop_signals.hpp"
 #include "model/redact.hpp"
 
 namespace benchledger::cli {
@@ -46,6 +52,27 @@ int run_command_line(const std::string& program, CLI::App& app, const std::funct
     std::cerr << program << ": internal error: " << model::redact_secrets(e.what()) << '\n';
     return finish(3);
   }
+}
+
+int run_until_stopped(const std::string& name, const std::function<int()>& run,
+                      const std::function<std::string()>& aftermath) {
+  int status = 0;
+  {
+    const engine::StopSignals stop_signals;
+    try {
+      status = run();
+    } catch (const Error&) {
+      if (engine::stop_signal() == 0) throw;
+    }
+    if (engine::stop_signal() == 0) return status;
+  }
+  const int signal = engine::stop_signal();
+  std::cerr << fmt::format("{}: stopped by signal {} (SIG{}); {}\n", name, signal,
+                           ::sigabbrev_np(signal), aftermath());
+  std::cerr.flush();
+  std::ignore = std::signal(signal, SIG_DFL);
+  std::ignore = std::raise(signal);
+  return 128 + signal;
 }
 
 }  // namespace benchledger::cli

@@ -20,4 +20,12 @@ namespace benchledger::cli {
 int run_command_line(const std::string& program, CLI::App& app, const std::function<void()>& parse,
                      const std::function<int()>& command);
 
+// Runs `run` with the engine's StopSignals alive, so that Ctrl-C or a CI runner's SIGTERM is
+// passed on to the child running and the command unwinds, removing what it made. Without a stop
+// signal, returns run's status (and lets its Error through). After one, says `NAME: stopped by
+// signal N (SIGX); AFTERMATH` on stderr and ends by that signal, so that whatever waits for the
+// command sees why (an Error the signal caused, a step cut short, is not reported).
+int run_until_stopped(const std::string& name, const std::function<int()>& run,
+                      const std::function<std::string()>& aftermath);
+
 }  // namespace benchledger::cli

@@ -1,7 +1,6 @@
 #include "cli/gate_steps.hpp"
 
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "cli/command_line.hpp"
 #include "cli/compare_flags.hpp"
 #include "gate/process.hpp"
 #include "ledger/ledger_file.hpp"
@@ -83,28 +83,9 @@ std::unique_ptr<ledger::Store> open_gate_ledger(const std::optional<std::string>
 }
 
 int run_stoppable(const std::string& name, const std::function<int()>& run) {
-  int status = 0;
-  {
-    // Ctrl-C or a CI runner's SIGTERM must not leave worktrees behind: the step running gets
-    // the signal, the command unwinds (removing them), and then ends by the same signal, so
-    // that whatever waits for it sees why.
-    const gate::StopSignals stop_signals;
-    try {
-      status = run_gating(run);
-    } catch (const Error&) {
-      // Stopped, or a step the signal broke (a `git worktree add` cut short): the signal says
-      // why, not the error.
-      if (gate::stop_signal() == 0) throw;
-    }
-    if (gate::stop_signal() == 0) return status;
-  }
-  const int signal = gate::stop_signal();
-  std::cerr << fmt::format("{}: stopped by signal {} (SIG{}); its worktrees are removed\n", name,
-                           signal, ::sigabbrev_np(signal));
-  std::cerr.flush();
-  std::ignore = std::signal(signal, SIG_DFL);
-  std::ignore = std::raise(signal);
-  return 128 + signal;
+  // Ctrl-C or a CI runner's SIGTERM must not leave worktrees behind.
+  return run_until_stopped(
+      name, [&] { return run_gating(run); }, [] { return "its worktrees are removed"; });
 }
 
 }  // namespace benchledger::cli

@@ -3,9 +3,7 @@
 #include "cli/run_frontend.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <cstring>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <tuple>
@@ -148,33 +146,6 @@ int measure_and_append(const RunOptions& o, const RunRequest& request, const Run
   return measured.any_failed ? 1 : 0;
 }
 
-// Runs `run` with StopSignals alive: Ctrl-C or a CI runner's SIGTERM is passed on to the child
-// running (a case, a command, pgbench, initdb), the run unwinds (stopping the throwaway server,
-// removing its folder and callgrind's), says so on stderr and ends by that signal, so that
-// whatever waits for it sees why. `run` sets its flag once the batch is appended.
-int run_until_stopped(const std::function<int(bool& appended)>& run) {
-  int status = 0;
-  bool appended = false;
-  {
-    const engine::StopSignals stop_signals;
-    try {
-      status = run(appended);
-    } catch (const Error&) {
-      // Stopped, or a step the signal broke (initdb cut short): the signal says why.
-      if (engine::stop_signal() == 0) throw;
-    }
-    if (engine::stop_signal() == 0) return status;
-  }
-  const int signal = engine::stop_signal();
-  std::cerr << fmt::format("run: stopped by signal {} (SIG{}); {}, its temporary files removed\n",
-                           signal, ::sigabbrev_np(signal),
-                           appended ? "the run was appended" : "nothing was appended");
-  std::cerr.flush();
-  std::ignore = std::signal(signal, SIG_DFL);
-  std::ignore = std::raise(signal);
-  return 128 + signal;
-}
-
 }  // namespace
 
 int execute_run(const RunOptions& o, const RunContext& context) {
@@ -195,8 +166,15 @@ int execute_run(const RunOptions& o, const RunContext& context) {
   if (plan.jobs.empty() && o.imports.empty() && !o.pgbench)
     throw Error("no case matches --filter " + o.filter.value_or(""));
 
+  // A stop signal is passed on to the child running (a case, a command, pgbench, initdb); the
+  // run stops the throwaway server and removes its folder and callgrind's on the way out.
+  bool appended = false;
   return run_until_stopped(
-      [&](bool& appended) { return measure_and_append(o, request, plan, context, appended); });
+      "run", [&] { return measure_and_append(o, request, plan, context, appended); },
+      [&] {
+        return std::string(appended ? "the run was appended" : "nothing was appended") +
+               ", its temporary files removed";
+      });
 }
 
 }  // namespace benchledger::cli

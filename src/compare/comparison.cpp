@@ -244,7 +244,7 @@ std::string unreachable_remark(const MetricAssessment& a) {
       *a.p_needed, need);
 }
 
-// The state, the gate and the method counts from the cases' verdicts.
+// The state and the gate from the cases' verdicts.
 void settle_state(ComparisonReport& report) {
   const bool fails = std::any_of(report.cases.begin(), report.cases.end(),
                                  [](const CaseComparison& c) { return c.fails_gate; });
@@ -252,15 +252,6 @@ void settle_state(ComparisonReport& report) {
   report.state = fails ? GateState::failed : undecided ? GateState::undecided : GateState::passed;
   report.gate_pass = report.state == GateState::passed ||
                      (report.state == GateState::undecided && !report.undecided_fails);
-  report.paired_cases = 0;
-  report.pooled_cases = 0;
-  for (const CaseComparison& c : report.cases) {
-    if (c.pairs > 0) {
-      ++report.paired_cases;
-    } else if (c.p) {
-      ++report.pooled_cases;
-    }
-  }
 }
 
 void check_options(const CompareOptions& options) {

@@ -141,8 +141,6 @@ struct ComparisonReport {
   // How many looks settle_looks() made one report of, each at its share of alpha and with
   // intervals at that level; 0 for a single comparison at alpha.
   std::size_t looks = 0;
-  // Cases judged on pairs of rounds, and on pooled samples (the statistics line names both).
-  std::size_t paired_cases = 0, pooled_cases = 0;
 
   std::size_t count(Verdict verdict) const { return counts[static_cast<std::size_t>(verdict)]; }
 };

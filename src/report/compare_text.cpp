@@ -166,10 +166,15 @@ std::string summary_text(const ComparisonReport& report) {
 std::string method_text(const ComparisonReport& report) {
   const std::string pooled = fmt::format("{} test", compare::to_string(report.test));
   const std::string paired = "signed-rank test of paired rounds";
-  if (report.paired_cases == 0) return pooled;
-  if (report.pooled_cases == 0) return paired;
-  return fmt::format("{} ({}), {} ({})", paired, plural(report.paired_cases, "case", "cases"),
-                     pooled, plural(report.pooled_cases, "case", "cases"));
+  std::size_t paired_cases = 0, pooled_cases = 0;
+  for (const CaseComparison& c : report.cases) {
+    paired_cases += c.pairs > 0 ? 1 : 0;
+    pooled_cases += c.pairs == 0 && c.p ? 1 : 0;
+  }
+  if (paired_cases == 0) return pooled;
+  if (pooled_cases == 0) return paired;
+  return fmt::format("{} ({}), {} ({})", paired, plural(paired_cases, "case", "cases"), pooled,
+                     plural(pooled_cases, "case", "cases"));
 }
 
 std::string settings_text(const ComparisonReport& report) {

@@ -21,6 +21,7 @@
 
 namespace st = benchledger::stats;
 using benchledger::test::close;
+using benchledger::test::values;
 using nlohmann::json;
 
 namespace {
@@ -30,10 +31,6 @@ const json& oracle() {
   static const json answers =
       benchledger::test::run_scipy_oracle("scipy_oracle.py", "scipy_oracle.json");
   return answers;
-}
-
-std::vector<double> values(const json& array) {
-  return array.get<std::vector<double>>();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,11 @@ inline nlohmann::json run_scipy_oracle(const std::string& script, const std::str
 // Equal within a relative tolerance, or an absolute one near zero.
 inline bool close(double actual, double expected, double relative, double absolute = 1e-300) {
   return std::abs(actual - expected) <= absolute + relative * std::abs(expected);
+}
+
+// A JSON array of the oracle's numbers.
+inline std::vector<double> values(const nlohmann::json& array) {
+  return array.get<std::vector<double>>();
 }
 
 }  // namespace benchledger::test

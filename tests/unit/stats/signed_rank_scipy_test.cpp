@@ -16,6 +16,7 @@
 
 namespace st = benchledger::stats;
 using benchledger::test::close;
+using benchledger::test::values;
 using nlohmann::json;
 
 namespace {
@@ -25,10 +26,6 @@ const json& oracle() {
   static const json answers =
       benchledger::test::run_scipy_oracle("signed_rank_oracle.py", "signed_rank_oracle.json");
   return answers;
-}
-
-std::vector<double> values(const json& array) {
-  return array.get<std::vector<double>>();
 }
 
 }  // namespace
