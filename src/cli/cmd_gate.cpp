@@ -138,7 +138,7 @@ int run_gate(const GateCliOptions& options) {
   }
 
   // Each look compares what was measured so far at its share of alpha (stats::look_level), so
-  // that looking again after every extra pair keeps the false alarms of the whole gate at alpha;
+  // that looking again as extra pairs come keeps the false alarms of the whole gate at alpha;
   // the cases it leaves inconclusive get more pairs.
   std::vector<compare::ComparisonReport> looks;
   double alpha = options.judging.alpha;

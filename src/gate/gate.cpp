@@ -18,6 +18,7 @@
 
 #include "gate/process.hpp"
 #include "gate/worktree.hpp"
+#include "stats/sequential.hpp"
 
 namespace benchledger::gate {
 namespace {
@@ -249,15 +250,21 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   snapshot();
   if (!settings.judge) return out;
   // More pairs for the cases still undecided, only the entries that measure them, while the
-  // budget lasts: the judge's levels make every look valid (docs/statistics.md).
+  // budget lasts, with a look whenever the pairs have grown by half (stats::next_look) and a last
+  // one where the budget or k_max_rounds ends them: the judge's levels make every look valid
+  // (docs/statistics.md).
   const bool extra_allowed = order != Order::sequential;
   out.budget =
       extra_allowed ? settings.budget.value_or(spec.budget.value_or(3.0 * planned_seconds)) : 0.0;
   std::set<std::string> undecided = settings.judge(out, ++out.looks);
   std::size_t round = round_count;
+  std::size_t look_at = stats::next_look(std::max<std::size_t>(round_count, 1));
   double last_pair = planned_seconds / static_cast<double>(std::max<std::size_t>(round_count, 1));
-  while (!undecided.empty() && out.budget > 0.0 && round < static_cast<std::size_t>(k_max_rounds) &&
-         elapsed() - planned_seconds + last_pair <= out.budget) {
+  const auto pair_fits = [&] {
+    return round < static_cast<std::size_t>(k_max_rounds) &&
+           elapsed() - planned_seconds + last_pair <= out.budget;
+  };
+  while (!undecided.empty() && out.budget > 0.0 && pair_fits()) {
     std::vector<bool> entries(plan.size(), false);
     for (const MeasuredRound& measured : base.rounds) {
       for (const ResultRecord& result : measured.data.results) {
@@ -266,16 +273,20 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
       }
     }
     if (std::none_of(entries.begin(), entries.end(), [](bool e) { return e; })) break;
-    const double before = elapsed();
     say(fmt::format(
-        "{} undecided: one more pair",
-        undecided.size() == 1 ? std::string("1 case") : fmt::format("{} cases", undecided.size())));
-    measure_pair(round, entries);
-    last_pair = elapsed() - before;
-    ++round;
+        "{} undecided: pairs {} to {} before the next look",
+        undecided.size() == 1 ? std::string("1 case") : fmt::format("{} cases", undecided.size()),
+        round + 1, look_at));
+    do {
+      const double before = elapsed();
+      measure_pair(round, entries);
+      last_pair = elapsed() - before;
+      ++round;
+    } while (round < look_at && pair_fits());
     out.rounds = static_cast<int>(round);
     snapshot();
     undecided = settings.judge(out, ++out.looks);
+    look_at = stats::next_look(round);
   }
   if (out.budget > 0.0) out.undecided = std::move(undecided);
   return out;

@@ -32,7 +32,8 @@ enum class Order {
 };
 
 struct GateMeasurement;
-// Looks at what was measured so far (look 1 after the planned rounds, then one per extra round)
+// Looks at what was measured so far (look 1 after the planned rounds, then one whenever the
+// pairs have grown by half, stats::next_look, and one where the budget ends them)
 // and returns the case keys (case_key of bench and params) that are still undecided.
 using Judge = std::function<std::set<std::string>(const GateMeasurement& so_far, int look)>;
 

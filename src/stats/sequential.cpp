@@ -4,6 +4,7 @@
 // of looks while falling slowly (look 10 still gets alpha/2 * 0.0075).
 #include "stats/sequential.hpp"
 
+#include <algorithm>
 #include <numbers>
 
 #include <fmt/format.h>
@@ -17,6 +18,11 @@ double look_level(double alpha, int look) {
   if (look == 1) return alpha / 2.0;
   const auto later = static_cast<double>(look - 1);
   return alpha / 2.0 * 6.0 / (std::numbers::pi * std::numbers::pi * later * later);
+}
+
+std::size_t next_look(std::size_t pairs) {
+  if (pairs == 0) throw Error("a look needs at least one pair before it");
+  return std::max(pairs + 1, (3 * pairs + 1) / 2);
 }
 
 }  // namespace benchledger::stats

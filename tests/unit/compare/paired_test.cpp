@@ -1,5 +1,6 @@
 // A comparison judged on paired rounds cancels drift that pooled samples cannot, and its headline
 // never says "passed" for a case it could not decide.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -136,39 +137,53 @@ TEST_CASE("settled looks keep each case as the first look that decided it") {
 
 namespace {
 
-// A/A gates as the sequential gate runs them: `planned` pairs, then one more pair a look while
-// the case is undecided, up to `most` pairs, each look at `level(look)`. Every pair's two halves
-// share the host's drift (a random factor of up to +-30%) and differ only by 2% of noise each.
-// Returns how many of `gates` ended in a regression or an improvement: false alarms, the code
-// being the same.
-int false_alarms(int gates, std::size_t planned, std::size_t most,
-                 const std::function<double(int)>& level) {
+// What a run of simulated A/A gates ended in.
+struct AaOutcome {
+  int alarms = 0;     // regression or improvement: false alarms, the code being the same
+  int unchanged = 0;  // decided within the threshold
+  int pairs = 0;      // pairs measured in all
+};
+
+// A/A gates as the sequential gate runs them: `planned` pairs, then more pairs while the case is
+// undecided, looking when `next` says (after one pair: a look per pair; stats::next_look: the
+// gate's), up to `most` pairs with a last look there, each look k at `level(k)`. Every pair's two
+// halves share the host's drift (a random factor of up to +-30%) and differ only by 2% of noise
+// each; the threshold is `threshold`.
+AaOutcome aa_gates(int gates, std::size_t planned, std::size_t most, double threshold,
+                   const std::function<double(int)>& level,
+                   const std::function<std::size_t(std::size_t)>& next) {
   std::mt19937_64 random(20261127);
   std::uniform_real_distribution<double> drift(0.7, 1.3);
   std::normal_distribution<double> noise(0.0, 0.02);
-  int alarms = 0;
+  AaOutcome out;
   for (int gate = 0; gate < gates; ++gate) {
     std::vector<double> base, head;
+    std::size_t look_at = planned;
     for (int look = 1;; ++look) {
-      while (base.size() < planned + static_cast<std::size_t>(look - 1)) {
+      while (base.size() < look_at) {
         const double host = drift(random);
         base.push_back(100.0 * host * std::exp(noise(random)));
         head.push_back(100.0 * host * std::exp(noise(random)));
       }
       PairedSides s = sides(base, head, true);
       s.options.alpha = level(look);
-      // A 1% threshold, which 2% of noise keeps most gates from calling unchanged early: they look
-      // again and again, up to `most` pairs, where re-testing at a fixed alpha goes wrong.
-      s.options.threshold = 0.01;
+      s.options.threshold = threshold;
       const compare::Verdict verdict = judge(s).verdict;
       if (verdict == compare::Verdict::regression || verdict == compare::Verdict::improvement) {
-        ++alarms;
+        ++out.alarms;
         break;
       }
+      if (verdict == compare::Verdict::unchanged) ++out.unchanged;
       if (verdict != compare::Verdict::inconclusive || base.size() >= most) break;
+      look_at = std::min(most, next(base.size()));
     }
+    out.pairs += static_cast<int>(base.size());
   }
-  return alarms;
+  return out;
+}
+
+std::size_t every_pair(std::size_t pairs) {
+  return pairs + 1;
 }
 
 }  // namespace
@@ -176,11 +191,35 @@ int false_alarms(int gates, std::size_t planned, std::size_t most,
 TEST_CASE(
     "a look after every pair keeps the A/A false alarms at alpha; re-testing at alpha does not") {
   const int gates = 400;
+  // A 1% threshold, which 2% of noise keeps most gates from calling unchanged early: they look
+  // again and again, up to 40 pairs, where re-testing at a fixed alpha goes wrong.
   const int spent =
-      false_alarms(gates, 10, 40, [](int look) { return stats::look_level(0.05, look); });
-  const int naive = false_alarms(gates, 10, 40, [](int) { return 0.05; });
+      aa_gates(
+          gates, 10, 40, 0.01, [](int look) { return stats::look_level(0.05, look); }, every_pair)
+          .alarms;
+  const int naive = aa_gates(
+                        gates, 10, 40, 0.01, [](int) { return 0.05; }, every_pair)
+                        .alarms;
   INFO("false alarms in " << gates << " A/A gates: " << spent << " with the looks' levels, "
                           << naive << " re-testing at 0.05");
   CHECK(spent <= gates * 5 / 100);
   CHECK(naive > spent);
+}
+
+TEST_CASE(
+    "looks spaced by half as many pairs again decide more A/A gates unchanged, in fewer "
+    "pairs, than a look per pair, and keep the false alarms at alpha") {
+  const int gates = 400;
+  const auto level = [](int look) { return stats::look_level(0.05, look); };
+  // A 3% threshold against 2.8% of noise in each pair's log-ratio: ten pairs cannot show it, a
+  // few dozen can.
+  const AaOutcome spaced = aa_gates(gates, 10, 40, 0.03, level, stats::next_look);
+  const AaOutcome each = aa_gates(gates, 10, 40, 0.03, level, every_pair);
+  INFO("of " << gates << " A/A gates up to 40 pairs: spaced looks " << spaced.unchanged
+             << " unchanged, " << spaced.alarms << " false alarms, " << spaced.pairs
+             << " pairs; a look per pair " << each.unchanged << " unchanged, " << each.alarms
+             << " false alarms, " << each.pairs << " pairs");
+  CHECK(spaced.alarms <= gates * 5 / 100);
+  CHECK(spaced.unchanged > each.unchanged);
+  CHECK(spaced.pairs < each.pairs);
 }

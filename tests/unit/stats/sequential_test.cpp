@@ -36,3 +36,13 @@ TEST_CASE("look_level refuses an alpha outside (0, 1) and a look before the firs
   CHECK_THROWS_WITH(st::look_level(0.05, 0), Catch::Contains("look 0 is not a look"));
   CHECK_THROWS_AS(st::look_level(0.05, -3), benchledger::Error);
 }
+
+TEST_CASE("looks wait for half as many pairs again, at least one more") {
+  CHECK(st::next_look(10) == 15);
+  CHECK(st::next_look(15) == 23);
+  CHECK(st::next_look(23) == 35);
+  CHECK(st::next_look(1) == 2);
+  CHECK(st::next_look(2) == 3);
+  CHECK(st::next_look(3) == 5);
+  CHECK_THROWS_WITH(st::next_look(0), Catch::Contains("at least one pair"));
+}
