@@ -417,6 +417,21 @@ def gates(scratch, forge, go, python, env):
     if done.returncode != 2 or "BENCHLEDGER_GATE_COMMENT is not set" not in done.stderr \
             or (go.checkout / "benchledger-gate").exists():
         fail(f"without BENCHLEDGER_GATE_COMMENT the script must refuse to start: {done.stderr}")
+    # A package that cannot be had, or a benchledger of another version, stops the job before
+    # anything is measured. (A package that downloads is not installed here: apt-get would
+    # install it into this machine's /usr. package_deb installs the package into a root of its
+    # own.)
+    for variables, says in (
+            ({"BENCHLEDGER_DEB": f"{forge.url}/releases/benchledger_9.9.9_amd64.deb"},
+             "cannot download BENCHLEDGER_DEB"),
+            ({"BENCHLEDGER_VERSION": "9.9.9"}, "BENCHLEDGER_VERSION=9.9.9, but")):
+        done = sh(["bash", str(SOURCE / "ci/gate.sh")], go.checkout,
+                  dict(env, BENCHLEDGER_GATE_TARGET="origin/main", BENCHLEDGER_GATE_COMMENT="none",
+                       **variables), check=False)
+        if done.returncode != 2 or says not in done.stderr or \
+                (go.checkout / "benchledger-gate").exists():
+            fail(f"{variables}: expected exit 2 saying {says!r}, got {done.returncode}: "
+                 f"{done.stderr}")
 
     # Go on GitHub: the pull request has a comment of someone else's, so the gate's is created.
     forge.threads[github_thread] = [{"id": 1, "body": "looks good"}]
