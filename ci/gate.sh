@@ -52,6 +52,13 @@ case $comment in
     "or that there is none (none)" ;;
   *) refuse "BENCHLEDGER_GATE_COMMENT=$comment: expected github, gitlab or none" ;;
 esac
+if [[ $comment != none ]]; then
+  for tool in curl python3; do
+    command -v "$tool" >/dev/null ||
+      refuse "BENCHLEDGER_GATE_COMMENT=$comment: posting the comment needs $tool, which the" \
+        "job's image does not have"
+  done
+fi
 out=${BENCHLEDGER_GATE_OUT:-benchledger-gate}
 head=${BENCHLEDGER_GATE_HEAD:-HEAD}
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
