@@ -164,6 +164,13 @@ def render():
 """
 PY_RUNS = ["--name parse --runs 3 --warmup 0 -- python3 bench.py parse",
            "--name render --runs 3 --warmup 0 -- python3 bench.py render"]
+PY_CHANGE = {
+    "bench.py": PY_BENCH.replace('"render": render}', '"render": render, "dump": dump}')
+    .replace("\n\n{", "\n\ndef dump():\n    json.dumps([DOC] * 50)\n\n\n{"),
+    "benchledger.json": json.dumps({"gate": {
+        "run": PY_RUNS + ["--name dump --runs 3 --warmup 0 -- python3 bench.py dump"],
+        "rounds": 1}}, indent=2) + "\n",
+}
 PY_FILES = {
     "bench.py": PY_BENCH,
     "benchledger.json": json.dumps({"gate": {
@@ -267,7 +274,8 @@ def run_github(project, forge, scratch, with_inputs):
 def run_gitlab(project, forge, variables):
     """The job's script, as a runner runs it (sh -e), with the job's variables and the
     predefined ones of a merge request's pipeline."""
-    job = yaml.safe_load((SOURCE / "ci/gitlab/benchledger-gate.yml").read_text())["benchledger-gate"]
+    template = yaml.safe_load((SOURCE / "ci/gitlab/benchledger-gate.yml").read_text())
+    job = template["benchledger-gate"]
     if "image" in job:
         fail(f"the template chooses the image ({job['image']}): that is the user's job's choice")
     job_variables = {k: str(v) for k, v in job["variables"].items()}
@@ -365,7 +373,8 @@ def fetched_gate_script(root, env):
     sh(["git", "add", "-A"], repo, env)
     sh(["git", "commit", "-q", "-m", "ci"], repo, env)
     commit = sh(["git", "rev-parse", "HEAD"], repo, env).stdout.strip()
-    (repo / "ci/gate.sh").write_text("#!/bin/sh\necho 'the branch tip, not the commit' >&2\nexit 97\n")
+    (repo / "ci/gate.sh").write_text("#!/bin/sh\necho 'the branch tip, not the commit' >&2\n"
+                                     "exit 97\n")
     sh(["git", "commit", "-q", "-am", "a later commit"], repo, env)
     return repo, commit
 
@@ -392,17 +401,14 @@ def main():
         go = Project(scratch, "go", GO_FILES,
                      {"main.go": GO_FILES["main.go"].replace("fib(n)", "fib(n+4)")}, env)
         python = Project(scratch, "python", PY_FILES,
-                         {"bench.py": PY_BENCH.replace('"render": render}', '"render": render, "dump": dump}')
-                          .replace("\n\n{", "\n\ndef dump():\n    json.dumps([DOC] * 50)\n\n\n{"),
-                          "benchledger.json": json.dumps({"gate": {
-                              "run": PY_RUNS + ["--name dump --runs 3 --warmup 0 -- python3 bench.py dump"],
-                              "rounds": 1}}, indent=2) + "\n"}, env)
+                         PY_CHANGE, env)
         forge = Forge()
         threading.Thread(target=forge.serve_forever, daemon=True).start()
         try:
             gates(scratch, forge, go, python, env)
         finally:
             forge.shutdown()
+            forge.server_close()
     print("gate ci templates: ok")
 
 
