@@ -21,7 +21,8 @@
 # Which benchledger, the first of these that applies:
 #   BENCHLEDGER_BIN           an executable benchledger
 #   BENCHLEDGER_DEB           the URL (or path) of the Debian package that `cmake --workflow
-#                             --preset package` makes; installed with apt-get (sudo when not root)
+#                             --preset package` makes, where {version} stands for
+#                             BENCHLEDGER_VERSION; installed with apt-get (sudo when not root)
 #   `benchledger` on PATH
 #   BENCHLEDGER_SOURCE        a source tree to build and install into BENCHLEDGER_PREFIX: a
 #                             directory, or a git URL with BENCHLEDGER_REF (a tag, branch or
@@ -75,12 +76,18 @@ as_root() {
 }
 
 install_deb() {
-  local deb=$BENCHLEDGER_DEB
-  if [[ $deb == *://* ]]; then
+  local source=$BENCHLEDGER_DEB deb
+  if [[ $source == *"{version}"* ]]; then
+    [[ -n ${BENCHLEDGER_VERSION:-} ]] ||
+      refuse "BENCHLEDGER_DEB=$source has {version}, but BENCHLEDGER_VERSION is not set"
+    source=${source//"{version}"/$BENCHLEDGER_VERSION}
+  fi
+  deb=$source
+  if [[ $source == *://* ]]; then
     deb=$(mktemp -d "$scratch/benchledger-deb.XXXXXX")/benchledger.deb
-    say "downloading $BENCHLEDGER_DEB"
-    curl --fail --location --silent --show-error --output "$deb" "$BENCHLEDGER_DEB" ||
-      refuse "cannot download BENCHLEDGER_DEB=$BENCHLEDGER_DEB (see curl's message above)"
+    say "downloading $source"
+    curl --fail --location --silent --show-error --output "$deb" "$source" ||
+      refuse "cannot download BENCHLEDGER_DEB=$source (see curl's message above)"
   fi
   [[ -f $deb ]] || refuse "BENCHLEDGER_DEB=$deb is no file"
   [[ $deb == /* ]] || deb=$PWD/$deb  # apt-get takes a package file only by its path

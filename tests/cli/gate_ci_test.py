@@ -428,8 +428,9 @@ def gates(scratch, forge, go, python, env):
     # install it into this machine's /usr. package_deb installs the package into a root of its
     # own.)
     for variables, says in (
-            ({"BENCHLEDGER_DEB": f"{forge.url}/releases/benchledger_9.9.9_amd64.deb"},
-             "cannot download BENCHLEDGER_DEB"),
+            ({"BENCHLEDGER_DEB": f"{forge.url}/releases/v{{version}}/benchledger_{{version}}.deb",
+              "BENCHLEDGER_VERSION": "9.9.9"},
+             f"cannot download BENCHLEDGER_DEB={forge.url}/releases/v9.9.9/benchledger_9.9.9.deb"),
             ({"BENCHLEDGER_VERSION": "9.9.9"}, "BENCHLEDGER_VERSION=9.9.9, but")):
         done = sh(["bash", str(SOURCE / "ci/gate.sh")], go.checkout,
                   dict(env, BENCHLEDGER_GATE_TARGET="origin/main", BENCHLEDGER_GATE_COMMENT="none",
