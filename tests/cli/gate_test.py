@@ -383,25 +383,6 @@ def scenario_stopped(s):
             fail(f"{stop.name}: the build (pid {build_pid}) outlived the gate")
 
 
-def scenario_ci_script(s):
-    """ci/gate.sh, the script both CI templates call, with the comment explicitly off."""
-    commit_slower_head(s)
-    script = str(SOURCE / "ci" / "gate.sh")
-    env = dict(s.env, BENCHLEDGER_BIN=str(s.prefix / "bin" / "benchledger"),
-               BENCHLEDGER_GATE_OUT=str(s.out))
-    env.pop("BENCHLEDGER_GATE_COMMENT", None)
-    done = sh([script, "HEAD~1", "HEAD"], s.repo, env, check=False)
-    expect_status(done, 2)
-    if "BENCHLEDGER_GATE_COMMENT is not set" not in done.stderr or s.out.exists():
-        fail(f"without BENCHLEDGER_GATE_COMMENT the script must refuse to start: {done.stderr}")
-    env["BENCHLEDGER_GATE_COMMENT"] = "none"
-    done = sh([script, "HEAD~1", "HEAD", "--", "--metric", "instructions"], s.repo, env,
-              check=False)
-    expect_regression(s, done)
-    if "comment: not posted (BENCHLEDGER_GATE_COMMENT=none)" not in done.stderr:
-        fail(f"the script does not say that it posted no comment: {done.stderr}")
-
-
 def scenario_undecided(s):
     """A case the gate cannot decide within its budget: never titled passed; its exit status is
     gate.undecided's (from benchledger.json) unless --undecided says otherwise."""
