@@ -294,6 +294,32 @@ TEST_CASE("Catch2's XML cut at any line is refused, saying it looks cut short") 
              Contains("<Catch> ends without Catch2's closing <OverallResults>: " + k_cut_short));
 }
 
+TEST_CASE("a Catch2 run with a failed benchmark is a finished output, not a cut one") {
+  // What Catch2 2.x's XML reporter writes when a BENCHMARK throws: <failed> in its results, and
+  // the totals after the test cases.
+  const string failed = R"(<?xml version="1.0" encoding="UTF-8"?>
+<Catch name="bench">
+  <Group name="bench">
+    <TestCase name="fails" filename="bench.cpp" line="3">
+      <BenchmarkResults name="throws" samples="20" resamples="100000" iterations="1" clockResolution="20" estimatedDuration="0">
+        <failed message="boom"/>
+      </BenchmarkResults>
+      <OverallResult success="false"/>
+    </TestCase>
+    <OverallResults successes="0" failures="1" expectedFailures="0"/>
+    <OverallResultsCases successes="0" failures="1" expectedFailures="0"/>
+  </Group>
+  <OverallResults successes="0" failures="1" expectedFailures="0"/>
+  <OverallResultsCases successes="0" failures="1" expectedFailures="0"/>
+</Catch>
+)";
+  const ImportedResults imported = import::read_catch2_xml(failed, "failed.xml");
+  REQUIRE(imported.results.size() == 1);
+  CHECK(imported.results[0].primary == "failed");
+  CHECK(imported.results[0].errors == 1);
+  CHECK_FALSE(says_cut_short(imported));
+}
+
 TEST_CASE("a JSON document cut anywhere is refused where the parser met its end") {
   struct Document {
     string file;
