@@ -353,8 +353,12 @@ TEST_CASE("a JSON document cut anywhere is refused where the parser met its end"
     const std::size_t step = std::max<std::size_t>(1, cuts.size() / wanted);
     for (std::size_t i = 0; i < cuts.size(); i += step) {
       INFO(d.file << " cut after " << cuts[i] << " bytes");
-      CHECK_THAT(refusal([&] { d.read(text.substr(0, cuts[i])); }),
+      const string prefix = text.substr(0, cuts[i]);
+      CHECK_THAT(refusal([&] { d.read(prefix); }),
                  Contains("doc: not JSON") && Contains(k_cut_short));
+      CHECK_THAT(refusal([&] { import::detect_format(prefix, "doc"); }),
+                 Contains("doc: --import auto: a JSON document that ends before it closes: " +
+                          k_cut_short));
     }
   }
 }
