@@ -87,6 +87,9 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
                  "bench=.name,value=.ms,unit=ms,params=.size (docs/import.md)");
   app.add_flag("--env-from-here", o.env_from_here,
                "--import: record this machine's environment, not the one the file states");
+  app.add_flag("--allow-partial", o.allow_partial,
+               "--import: of a file that ends before its tool's closing (a killed run's), record "
+               "the benchmarks that are complete, with a warning naming what was left out");
   app.add_option("--pgbench", o.pgbench,
                  "\"ARGS\": run the installed pgbench against --pg for each --param clients=, "
                  "jobs=, scale= (initialising each scale once)");

@@ -38,6 +38,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> imports;  // format, file
   std::optional<std::string> map;      // --map: the mapping of --import ndjson and csv
   bool env_from_here = false;          // --import: this machine's environment, not the file's
+  bool allow_partial = false;          // --import: keep a cut-short file's complete benchmarks
   std::optional<std::string> pgbench;  // --pgbench ARGS
   std::optional<std::string> name;
   std::optional<std::string> prepare, cleanup;

@@ -12,14 +12,14 @@ namespace benchledger::cli {
 
 std::vector<ResultRecord> import_into_run(
     const std::vector<std::pair<std::string, std::string>>& imports, const std::string& mapping,
-    RunRecord& run, bool env_from_here, bool quiet) {
+    RunRecord& run, bool env_from_here, bool quiet, import::Partial partial) {
   std::vector<ResultRecord> results;
   std::vector<std::string> warnings;
   nlohmann::json files = nlohmann::json::array();
   std::optional<Env> file_env;
   std::string first_file;
   for (const auto& [format, file] : imports) {
-    import::ImportedResults imported = import::import_file(format, file, mapping);
+    import::ImportedResults imported = import::import_file(format, file, mapping, partial);
     if (format == "auto" && !quiet)
       std::cerr << "note: --import auto: " << file << " is " << imported.format << '\n';
     if (run.source.empty()) run.source = imported.format;

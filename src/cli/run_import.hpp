@@ -7,6 +7,8 @@
 
 #include <benchledger/record.hpp>
 
+#include "import/import.hpp"
+
 namespace benchledger::cli {
 
 // Reads every (format, file) of `imports` (`mapping`: --map, for ndjson and csv) and returns their
@@ -14,10 +16,11 @@ namespace benchledger::cli {
 // on stderr unless `quiet`) and the run's field `imported` (each file, its format, tool version,
 // date, the env fields it gave and its other facts). Unless `env_from_here`, run.env becomes the
 // environment the first file states (null where it says nothing), with its fingerprint and
-// stability warnings in place of this machine's. Throws Error for an unreadable file or mixed
-// formats; nothing is appended then.
+// stability warnings in place of this machine's. Throws Error for an unreadable file, a file cut
+// short (unless `partial` keeps its complete benchmarks, with a run warning naming what was left
+// out: compare, gate and report show a run's warnings) or mixed formats; nothing is appended then.
 std::vector<ResultRecord> import_into_run(
     const std::vector<std::pair<std::string, std::string>>& imports, const std::string& mapping,
-    RunRecord& run, bool env_from_here, bool quiet);
+    RunRecord& run, bool env_from_here, bool quiet, import::Partial partial);
 
 }  // namespace benchledger::cli

@@ -211,12 +211,14 @@ RunRecord new_run_record(const std::optional<std::string>& label, const Config& 
 
 Measured import_results(const RunOptions& o, RunRecord& run) {
   Measured measured;
+  const import::Partial partial =
+      o.allow_partial ? import::Partial::keep_complete : import::Partial::refuse;
   if (o.imports.front().first == "pgbench") {
     run.source = "pgbench";
-    bind_results(import_pgbench_files(o.imports), run, measured);
+    bind_results(import_pgbench_files(o.imports, partial), run, measured);
   } else {
     measured.results =
-        import_into_run(o.imports, o.map.value_or(""), run, o.env_from_here, o.quiet);
+        import_into_run(o.imports, o.map.value_or(""), run, o.env_from_here, o.quiet, partial);
   }
   return measured;
 }

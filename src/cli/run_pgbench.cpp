@@ -120,14 +120,14 @@ return all;
 }
 
 import::ImportedResults import_pgbench_files(
-    const std::vector<std::pair<std::string, std::string>>& imports){
-    std::vector<std::filesystem::path> paths;
+    const std::vector<std::pair<std::string, std::string>>& imports,
+    import::Partial partial){std::vector<std::filesystem::path> paths;
 for (const auto& [format, file] : imports) {
   if (format != "pgbench")
     throw Error("one run imports one format: --import pgbench and --import " + format);
   paths.emplace_back(file);
 }
-return import::import_pgbench(paths);
+return import::import_pgbench(paths, partial);
 }
 
 }  // namespace benchledger::cli

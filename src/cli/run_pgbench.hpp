@@ -27,6 +27,6 @@ import::ImportedResults run_pgbench_scan(
 // The pgbench files of `--import pgbench FILE` flags (output and -l logs, in any order), read
 // as one run.
 import::ImportedResults import_pgbench_files(
-    const std::vector<std::pair<std::string, std::string>>& imports);
+    const std::vector<std::pair<std::string, std::string>>& imports, import::Partial partial);
 
 }  // namespace benchledger::cli

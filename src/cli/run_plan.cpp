@@ -200,6 +200,8 @@ RunPlan plan_run(const RunOptions& o, const RunRequest& request, const RunContex
     throw Error("--pgbench records pgbench's runs as a run of its own: run it separately");
   if (o.map && o.imports.empty())
     throw Error("--map says how to read --import ndjson or csv FILE: give the file");
+  if (o.allow_partial && o.imports.empty())
+    throw Error("--allow-partial is for --import FORMAT FILE: give the file");
   Sources sources = nothing_named ? config_sources(o, plan.config) : Sources{o.suites, {}, {}, {}};
   if (context.native_registry != nullptr) {
     add_native_jobs(engine::expand_cases(*context.native_registry, "", request.settings,

@@ -1,4 +1,6 @@
 // Catch2's XML reporter (`-r xml`) with BENCHMARK results to result records.
+#include <algorithm>
+
 #include <benchledger/error.hpp>
 
 #include "import/file_environment.hpp"
@@ -124,6 +126,13 @@ ImportedResults read_catch2_xml(std::string_view xml_text, const std::string& or
   if (root.name != "Catch" && root.name != "Catch2TestRun")
     throw Error(origin + ":" + std::to_string(root.line) + ": the root element is <" + root.name +
                 ">, not Catch2's <Catch> or <Catch2TestRun>");
+  // Catch2 writes the run's totals last, just before it closes the root: a document without
+  // them was closed by something other than Catch2.
+  const bool totals = std::any_of(root.children.begin(), root.children.end(),
+                                  [](const XmlElement& e) { return e.name == "OverallResults"; });
+  if (!totals)
+    throw Error(origin + ":" + std::to_string(root.line) + ": <" + root.name +
+                "> ends without Catch2's closing <OverallResults>: " + std::string(k_cut_short));
   Catch2Reader reader(origin);
   reader.walk(root, "", "");
   ImportedResults& imported = reader.imported();

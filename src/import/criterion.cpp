@@ -180,6 +180,21 @@ bool is_benchmark_folder(const fs::path& folder) {
   return fs::is_regular_file(folder / "benchmark.json", ignored);
 }
 
+// What a benchmark's folder lacks of what criterion writes after its sample.json (estimates.json,
+// then benchmark.json: analysis::common), or nothing when it is whole or holds no sample.json.
+std::optional<std::string> cut_short_folder(const fs::path& folder) {
+  std::error_code ignored;
+  if (!fs::is_regular_file(folder / "sample.json", ignored)) return std::nullopt;
+  const bool estimates = fs::is_regular_file(folder / "estimates.json", ignored);
+  const bool benchmark = is_benchmark_folder(folder);
+  if (estimates && benchmark) return std::nullopt;
+  return std::string("has sample.json without ") +
+         (!estimates && !benchmark ? "the estimates.json and benchmark.json"
+          : !estimates             ? "the estimates.json"
+                                   : "the benchmark.json") +
+         " criterion writes after it";
+}
+
 // cargo-criterion's id "group/function/value": the group is the one a later group-complete
 // message names; of the rest, the last of two parts is the value, and one part is the value
 // when it is a number, else the function (BenchmarkId::from_parameter or ::new).
@@ -214,19 +229,20 @@ json statistic_of_message(const json& value, const std::string& path, const std:
 
 }  // namespace
 
-ImportedResults read_criterion(const std::filesystem::path& path) {
+ImportedResults read_criterion(const std::filesystem::path& path, Partial partial) {
   std::error_code ignored;
   if (!fs::is_directory(path, ignored)) {
     const std::string name = path.filename().string();
     const bool criterion_file = name == "benchmark.json" || name == "estimates.json" ||
                                 name == "sample.json" || name == "tukey.json";
-    if (criterion_file && is_benchmark_folder(path.parent_path()))
-      return read_criterion(path.parent_path());
-    return read_cargo_criterion(model::read_input_file(path, k_max_import_bytes, ""),
-                                path.string());
+    if (criterion_file &&
+        (is_benchmark_folder(path.parent_path()) || cut_short_folder(path.parent_path())))
+      return read_criterion(path.parent_path(), partial);
+    return read_cargo_criterion(model::read_input_file(path, k_max_import_bytes, ""), path.string(),
+                                partial);
   }
   std::vector<fs::path> folders;
-  if (is_benchmark_folder(path)) {
+  if (is_benchmark_folder(path) || cut_short_folder(path)) {
     folders.push_back(path);
   } else {
     std::error_code error;
@@ -235,7 +251,7 @@ ImportedResults read_criterion(const std::filesystem::path& path) {
       // A link that loops or a folder that cannot be read is not a benchmark: passed over.
       std::error_code unreadable;
       if (it->is_directory(unreadable) && it->path().filename() == "new" &&
-          is_benchmark_folder(it->path()))
+          (is_benchmark_folder(it->path()) || cut_short_folder(it->path())))
         folders.push_back(it->path());
     }
     if (error) throw Error(path.string() + ": cannot read the folder: " + error.message());
@@ -247,15 +263,27 @@ ImportedResults read_criterion(const std::filesystem::path& path) {
                 ": no criterion benchmark here (expected target/criterion, a benchmark's `new` "
                 "folder with benchmark.json, or one of its files)");
   ImportedResults imported;
-  for (const fs::path& folder : folders)
+  std::string ending;
+  std::vector<std::string> dropped;
+  for (const fs::path& folder : folders) {
+    if (const auto lacks = cut_short_folder(folder)) {
+      const std::string name = folder.lexically_relative(path).string();
+      const std::string shown = name.empty() || name == "." ? folder.string() : name;
+      ending += (ending.empty() ? "" : "; ") + shown + " " + *lacks;
+      dropped.push_back(shown);
+      continue;
+    }
     imported.results.push_back(read_benchmark_folder(folder, imported));
+  }
   // criterion writes nothing of the machine, the time or its own version.
   imported.environment.facts["criterion_folder"] = path.string();
   note_given_fields(imported.environment);
+  if (!dropped.empty()) cut_short(imported, partial, path.string(), ending, dropped);
   return imported;
 }
 
-ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string& origin) {
+ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string& origin,
+                                     Partial partial) {
   struct Pending {
     ResultRecord record;
     std::string id;
@@ -274,15 +302,26 @@ ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string&
     }
     pending.clear();
   };
+  std::string last_complete;  // the id of the last benchmark-complete message
+  bool cut_mid_line = false;
   for (std::size_t at = 0; at < ndjson.size();) {
     std::size_t end = ndjson.find('\n', at);
-    if (end == std::string_view::npos) end = ndjson.size();
+    const bool unterminated = end == std::string_view::npos;
+    if (unterminated) end = ndjson.size();
     const std::string_view line = ndjson.substr(at, end - at);
     at = end + 1;
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = origin + ":" + std::to_string(line_number);
-    const json message = parse_json(line, where);
+    json message;
+    try {
+      message = parse_json(line, where);
+    } catch (const Error&) {
+      // The message cargo-criterion was writing when it was killed: the ones before may be kept.
+      if (!unterminated || partial == Partial::refuse) throw;
+      cut_mid_line = true;
+      break;
+    }
     const std::string reason =
         text(member(message, "reason", "", where), "reason", where);  // cargo's messages too
     if (reason == "group-complete") {
@@ -323,12 +362,28 @@ ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string&
     r.ops = ops;
     r.errors = 0;
     pending.push_back({std::move(r), id});
+    last_complete = id;
   }
-  settle("", nullptr);
-  if (imported.results.empty())
+  if (imported.results.empty() && pending.empty())
     fail(origin, "",
-         "no benchmark-complete message (expected cargo criterion --message-format=json)");
+         std::string("no benchmark-complete message (expected cargo criterion "
+                     "--message-format=json)") +
+             (cut_mid_line ? ": " + std::string(k_cut_short) : ""));
   note_given_fields(imported.environment);
+  // cargo-criterion ends each group with its group-complete message, which names the group its
+  // benchmarks' ids begin with: without it they cannot be named, and the group may lack some.
+  if (!pending.empty() || cut_mid_line) {
+    std::vector<std::string> dropped;
+    for (const Pending& p : pending) dropped.push_back(p.id);
+    cut_short(imported, partial, origin,
+              "ends after " +
+                  (last_complete.empty() ? std::string("a group-complete message")
+                                         : last_complete + "'s benchmark-complete message") +
+                  (cut_mid_line ? " and part of a line" : "") +
+                  ", without cargo-criterion's group-complete message of " +
+                  (pending.empty() ? std::string("the group it began") : "its group"),
+              dropped);
+  }
   return imported;
 }
 

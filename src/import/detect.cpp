@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 #include <benchledger/error.hpp>
 
@@ -83,6 +84,19 @@ json shallow_json(std::string_view text) {
   return document;
 }
 
+// Whether the parser meets the end of `text` before its document closes: a file cut short, whose
+// format detection cannot tell. Everything is discarded while parsing: nothing deep is built.
+bool ends_inside_json(std::string_view text) {
+  try {
+    std::ignore = json::parse(text, [](int, json::parse_event_t, json&) { return false; });
+  } catch (const json::parse_error& e) {
+    return e.byte >= text.size();
+  } catch (const json::exception&) {
+    // a number no double holds: not where the text ends
+  }
+  return false;
+}
+
 bool has_array(const json& document, const char* key) {
   const auto it = document.find(key);
   return it != document.end() && it->is_array();
@@ -158,6 +172,9 @@ std::string detect_format(std::string_view text, const std::string& origin) {
           text.substr(first, end == std::string_view::npos ? std::string_view::npos : end - first));
       if (event.is_object() && event.contains("Action")) return "go-test";
       if (auto format = criterion_or_jmh(event)) return *format;
+      if (ends_inside_json(text))
+        throw Error(origin + ": --import auto: a JSON document that ends before it closes: " +
+                    std::string(detail::k_cut_short) + " (name the format to see where)");
     }
   } else if (first != std::string_view::npos && text[first] == '<') {
     // Catch2's root element: <Catch name=...> (2.x) or <Catch2TestRun ...> (3.x).

@@ -1,4 +1,5 @@
 // `go test -bench` output, as text or as `go test -json` events, to result records.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -18,26 +19,57 @@ using namespace detail;
 // The text of `go test -json`'s events in order: its `output` actions, whose Output fields
 // split lines anywhere (a benchmark's name and its numbers come as two events). The events'
 // first Time is when the run started.
-std::string output_of_events(std::string_view events, const std::string& origin,
-                             std::optional<std::string>& started) {
+struct GoEvents {
   std::string output;
+  std::optional<std::string> started;
+  // The packages whose events began, in order, and whether each ended (a package-level `pass`,
+  // `fail` or `skip`, the action go test writes last for a package).
+  std::vector<std::pair<std::string, bool>> packages;
+  bool cut_mid_event = false;  // the last line is part of an event
+};
+
+GoEvents read_events(std::string_view events, const std::string& origin, Partial partial) {
+  GoEvents read;
   std::size_t line_number = 0;
   std::size_t start = 0;
   while (start < events.size()) {
     std::size_t end = events.find('\n', start);
-    if (end == std::string_view::npos) end = events.size();
+    const bool last_unterminated = end == std::string_view::npos;
+    if (last_unterminated) end = events.size();
     const std::string_view line = events.substr(start, end - start);
     start = end + 1;
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = origin + ":" + std::to_string(line_number);
-    const json event = parse_json(line, where);
+    json event;
+    try {
+      event = parse_json(line, where);
+    } catch (const Error&) {
+      // A killed go test stops inside an event: the complete ones before it may still be kept.
+      if (!last_unterminated || partial == Partial::refuse) throw;
+      read.cut_mid_event = true;
+      break;
+    }
     const std::string action = text(member(event, "Action", "", where), "Action", where);
-    if (!started) started = optional_text(event, "Time");
+    if (!read.started) read.started = optional_text(event, "Time");
+    const std::string package = optional_text(event, "Package").value_or("");
+    auto known = std::find_if(read.packages.begin(), read.packages.end(),
+                              [&](const auto& p) { return p.first == package; });
+    if (known == read.packages.end())
+      known = read.packages.insert(read.packages.end(), {package, false});
+    if (!event.contains("Test") && (action == "pass" || action == "fail" || action == "skip"))
+      known->second = true;
     if (action != "output") continue;
-    output += text(member(event, "Output", "", where), "Output", where);
+    read.output += text(member(event, "Output", "", where), "Output", where);
   }
-  return output;
+  return read;
+}
+
+// The lines go test writes after a package's tests and benchmarks: PASS or FAIL from the test
+// binary, then `ok  \tPKG\tTIME` or `FAIL\tPKG\tTIME` from go test.
+bool is_closing_line(const std::string& line) {
+  return line == "PASS" || line == "FAIL" || starts_with(line, "ok  ") ||
+         starts_with(line, "ok\t") || starts_with(line, "FAIL\t") || starts_with(line, "FAIL ");
 }
 
 struct GoMetric {
@@ -49,6 +81,7 @@ struct GoBenchmark {
   std::string bench;
   Params params;
   std::int64_t iterations = 0;
+  std::size_t lines = 0;           // its result lines: one per -count
   std::vector<std::string> order;  // metric names as first seen
   std::map<std::string, GoMetric> metrics;
 };
@@ -98,14 +131,19 @@ void split_name(const std::string& full, GoBenchmark& b) {
 
 }  // namespace
 
-ImportedResults read_go_test(std::string_view input, const std::string& origin) {
+ImportedResults read_go_test(std::string_view input, const std::string& origin, Partial partial) {
   ImportedResults imported;
   FileEnvironment& file = imported.environment;
   const std::size_t first = input.find_first_not_of(" \t\r\n");
   const bool events = first != std::string_view::npos && input[first] == '{';
-  std::optional<std::string> started;
-  const std::string text = events ? output_of_events(input, origin, started) : std::string(input);
-  file.measured_at = started;
+  GoEvents read;
+  if (events) read = read_events(input, origin, partial);
+  std::string text = events ? read.output : std::string(input);
+  file.measured_at = read.started;
+  // A line without its newline is one go test was still writing: `12.3` may be `12.34 ns/op`.
+  const bool cut_mid_line =
+      !text.empty() && text.back() != '\n' && !is_closing_line(text.substr(text.rfind('\n') + 1));
+  if (cut_mid_line) text.resize(text.rfind('\n') + 1);
   // With -json a line number is one of the joined output, not of the file.
   const std::string place = events ? origin + ": output line " : origin + ":";
 
@@ -113,6 +151,9 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
   std::map<std::string, GoBenchmark> benchmarks;
   std::vector<std::string> packages;
   std::string package;
+  std::string last_line_key, last_line_name;  // the last result line's benchmark
+  std::size_t last_line_sample = 0;
+  bool closed = false;  // a closing line after the last result line
   std::istringstream lines(text);
   std::string line;
   std::size_t line_number = 0;
@@ -136,6 +177,7 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
       if (std::find(packages.begin(), packages.end(), package) == packages.end())
         packages.push_back(package);
     }
+    if (is_closing_line(line)) closed = true;
     if (!starts_with(line, "Benchmark")) continue;
     std::istringstream fields(line);
     std::string name, iterations_text;
@@ -171,6 +213,10 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
       if (!package.empty()) benchmarks[key].params["pkg"] = package;
     }
     GoBenchmark& b = benchmarks[key];
+    closed = false;
+    last_line_key = key;
+    last_line_name = name;
+    last_line_sample = b.lines + 1;
     if (__builtin_add_overflow(b.iterations, std::get<std::int64_t>(iterations), &b.iterations))
       throw Error(where + ": " + name + ": the iterations of its -count lines add up beyond " +
                   "the largest count");
@@ -182,12 +228,22 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
       }
       b.metrics[metric].samples.push_back(value);
     }
+    ++b.lines;
   }
   if (order.empty())
-    throw Error(origin + ": no benchmark result lines (`BenchmarkName  N  V unit`)");
+    throw Error(origin + ": no benchmark result lines (`BenchmarkName  N  V unit`)" +
+                (cut_mid_line || read.cut_mid_event ? ": " + std::string(k_cut_short) : ""));
+  // go test writes each benchmark's -count lines together and names no count: the benchmark the
+  // output ends in is the one that may lack samples, those before it are whole.
+  const bool ended =
+      events ? !read.cut_mid_event && std::all_of(read.packages.begin(), read.packages.end(),
+                                                  [](const auto& p) { return p.second; })
+             : closed && !cut_mid_line;
+  const std::string dropped_key = ended ? std::string() : last_line_key;
   // pkg is a param only where it tells cases apart: a file of one package leaves it out.
   for (const std::string& key : order) {
     GoBenchmark& b = benchmarks[key];
+    if (key == dropped_key) continue;
     if (packages.size() <= 1) b.params.erase("pkg");
     ResultRecord r = new_result(b.bench);
     r.params = b.params;
@@ -206,6 +262,22 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
   }
   if (packages.size() == 1) file.facts["pkg"] = packages.front();
   note_given_fields(file);
+  if (!ended) {
+    std::string unended;
+    for (const auto& [name, closed_package] : read.packages) {
+      if (!closed_package && !name.empty()) unended += (unended.empty() ? "" : ", ") + name;
+    }
+    const std::string ending =
+        "ends after " + last_line_name + "'s " + ordinal(last_line_sample) + " sample" +
+        (cut_mid_line || read.cut_mid_event ? " and part of a line" : "") + ", without " +
+        (events ? "go test -json's package \"pass\" or \"fail\" event" +
+                      (unended.empty() ? std::string() : " for " + unended)
+                : std::string("go test's closing \"ok\" or \"FAIL\" line"));
+    const GoBenchmark& dropped = benchmarks[dropped_key];
+    cut_short(imported, partial, origin, ending,
+              {last_line_name + " (" + std::to_string(dropped.lines) +
+               (dropped.lines == 1 ? " sample)" : " samples)")});
+  }
   return imported;
 }
 

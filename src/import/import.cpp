@@ -330,7 +330,7 @@ const std::vector<std::string>& import_formats() {
 }
 
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
-                            const std::string& mapping) {
+                            const std::string& mapping, Partial partial) {
   if (std::find(import_formats().begin(), import_formats().end(), format) ==
       import_formats().end()) {
     std::string known;
@@ -347,7 +347,7 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
   std::error_code not_a_folder;
   if (format == "criterion" ||
       (format == "auto" && std::filesystem::is_directory(path, not_a_folder))) {
-    ImportedResults imported = read_criterion(path);
+    ImportedResults imported = read_criterion(path, partial);
     imported.format = "criterion";
     return imported;
   }
@@ -358,12 +358,12 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
   ImportedResults imported = chosen == "google-benchmark"   ? read_google_benchmark(content, origin)
                              : chosen == "hyperfine"        ? read_hyperfine(content, origin)
                              : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
-                             : chosen == "go-test"          ? read_go_test(content, origin)
+                             : chosen == "go-test"          ? read_go_test(content, origin, partial)
                              : chosen == "catch2"           ? read_catch2_xml(content, origin)
                              : chosen == "asv"              ? read_asv_file(content, path)
                              : chosen == "mitata"           ? read_mitata(content, origin)
-                             : chosen == "criterion"        ? read_criterion(path)
-                             : chosen == "jmh"              ? read_jmh(content, origin)
+                             : chosen == "criterion"        ? read_criterion(path, partial)
+                             : chosen == "jmh"              ? read_jmh(content, origin, partial)
                              : chosen == "vitest"           ? read_vitest(content, origin)
                              : chosen == "tinybench"        ? read_tinybench(content, origin)
                              : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)

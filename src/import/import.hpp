@@ -30,6 +30,14 @@ struct FileEnvironment {
   nlohmann::json facts = nlohmann::json::object();
 };
 
+// What an importer does with a file that ends before its tool's closing (a killed run's output):
+// `refuse` throws Error `ORIGIN: ends after LAST, without CLOSING: the output looks cut short`;
+// `keep_complete` (`run --import --allow-partial`) keeps the benchmarks that are complete, each
+// with all its samples, and adds a warning naming the file and what it left out, or throws the
+// same Error when none is complete. A whole JSON or XML document cut short fails to parse, and
+// its error says so where the parser met the end of the input, whichever is asked.
+enum class Partial { refuse, keep_complete };
+
 struct ImportedResults {
   std::vector<ResultRecord> results;
   std::vector<std::string> warnings;  // for the run's warnings (a debug build, no samples, ...)
@@ -59,7 +67,11 @@ ImportedResults read_pytest_benchmark(std::string_view json_text, const std::str
 // name (the `-N` GOMAXPROCS suffix becomes param `procs`, `/key=value` parts params of their
 // own), one sample per -count line of each metric: `time` (ns/op, primary), `bytes` (B/op),
 // `allocs` (allocs/op), MB/s and custom units. goos, goarch, pkg and cpu lines as environment.
-ImportedResults read_go_test(std::string_view text, const std::string& origin);
+// The output ends with go test's `PASS`, `FAIL`, `ok  PKG` or `FAIL PKG` line after its last
+// benchmark line (with -json, a package `pass` or `fail` event for each package that has events);
+// without it the last benchmark may lack samples, and `partial` says what happens.
+ImportedResults read_go_test(std::string_view text, const std::string& origin,
+                             Partial partial = Partial::refuse);
 
 // pyperf's JSON (`-o FILE`, `pyperf dump` input): one result per benchmark, `time` (s) with
 // every value of every run as a sample (warmups left out); the suite's and the benchmark's
@@ -70,6 +82,8 @@ ImportedResults read_pyperf(std::string_view json_text, const std::string& origi
 // params `test_case` (and `section` inside sections): `time` (ns) is Catch2's estimate of the
 // mean, one value (Catch2 2.x writes no samples); its mean interval, standard deviation and
 // outliers are kept in the result's `tool_statistics`. A <failed> benchmark is a failed result.
+// A document without its root's <OverallResults> (or cut short, which parse_xml refuses) is
+// refused.
 ImportedResults read_catch2_xml(std::string_view xml_text, const std::string& origin);
 
 // asv's results JSON (version 2: `results/MACHINE/COMMIT-ENV.json`): one result per benchmark
@@ -97,22 +111,32 @@ ImportedResults read_mitata(std::string_view json_text, const std::string& origi
 // benchmark.json states one; estimates.json's mean, median, std_dev, median_abs_dev and slope
 // with their intervals as `tool_statistics` (and the mean as `time` when sample.json is absent).
 // ops = the iterations. criterion writes nothing of the machine: the environment is null.
-ImportedResults read_criterion(const std::filesystem::path& path);
+// criterion writes a benchmark's sample.json, then its estimates.json, then its benchmark.json:
+// a `new` folder with sample.json but without either of the others is a benchmark whose run was
+// cut short, and `partial` says what happens.
+ImportedResults read_criterion(const std::filesystem::path& path,
+                               Partial partial = Partial::refuse);
 
 // cargo-criterion's `--message-format=json` output: one result per benchmark-complete message,
 // `time` (its unit, measured_values[i] / iteration_count[i]), `throughput` and the estimates
 // as for read_criterion; the id `group/function/value` is split at the group that the
 // later group-complete message names (one part after it: the value when a number, else the
 // function). Other messages (cargo's own) are skipped; a line that is not JSON throws naming it.
-ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string& origin);
+// The output ends with the group-complete message of the group of its last benchmark-complete;
+// without it the group's benchmarks cannot be named, and `partial` says what happens.
+ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string& origin,
+                                     Partial partial = Partial::refuse);
 
 // JMH's `-rf json`: one result per entry, bench `benchmark`, params `mode` (thrpt, avgt, sample,
 // ss) and each of `params`; the primary metric `throughput` (thrpt, ops/TIME, higher) or `time`
 // (ns/op is ns, ..., lower) with one sample per fork and measurement iteration (`rawData`; in
 // sample mode the mean of each iteration's histogram), each secondary metric (gc.alloc.rate.norm,
 // ...) as its own. The JVM, the JDK's version and the run's settings as facts, jmhVersion as
-// tool version; no env field (JMH states no machine).
-ImportedResults read_jmh(std::string_view json_text, const std::string& origin);
+// tool version; no env field (JMH states no machine). An entry is complete when its primary
+// metric has a score for each of its `forks` (1 when 0) and `measurementIterations`; an entry
+// with fewer is one whose run was cut short, and `partial` says what happens.
+ImportedResults read_jmh(std::string_view json_text, const std::string& origin,
+                         Partial partial = Partial::refuse);
 
 // vitest's benchmark report (`vitest bench --outputJson FILE`): one result per benchmark, bench
 // its group's fullName (the file and its describe blocks) and its name joined by " > ", params
@@ -162,8 +186,10 @@ inline constexpr std::size_t k_max_import_bytes = 64u << 20;
 // `mapping` is the `--map` of the ndjson and csv formats: required by them, refused by others.
 // asv reads the results/benchmarks.json two folders up from `path` too, when there is one.
 // criterion reads a folder (target/criterion or a benchmark's `new`) or a file of one, or
-// cargo-criterion's messages; `auto` takes a folder for criterion.
+// cargo-criterion's messages; `auto` takes a folder for criterion. `partial` is for the formats
+// whose output can end before its tool's closing (go-test, criterion, jmh); the others are
+// exempt (a mapped log names no end) or whole documents that do not parse when cut short.
 ImportedResults import_file(const std::string& format, const std::filesystem::path& path,
-                            const std::string& mapping = "");
+                            const std::string& mapping = "", Partial partial = Partial::refuse);
 
 }  // namespace benchledger::import

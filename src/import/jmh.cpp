@@ -1,4 +1,5 @@
 // JMH's JSON (`-rf json`) to result records.
+#include <algorithm>
 #include <cmath>
 
 #include <benchledger/error.hpp>
@@ -126,7 +127,7 @@ const std::vector<std::string>& run_settings() {
 
 }  // namespace
 
-ImportedResults read_jmh(std::string_view json_text, const std::string& origin) {
+ImportedResults read_jmh(std::string_view json_text, const std::string& origin, Partial partial) {
   const json document = parse_json(json_text, origin);
   if (!document.is_array())
     fail(origin, "", "expected an array of benchmarks (jmh -rf json writes one)");
@@ -134,6 +135,8 @@ ImportedResults read_jmh(std::string_view json_text, const std::string& origin) 
   ImportedResults imported;
   FileEnvironment& file = imported.environment;
   read_jvm(document[0], file);
+  std::string incomplete;
+  std::vector<std::string> dropped;
   for (std::size_t i = 0; i < document.size(); ++i) {
     const std::string path = "[" + std::to_string(i) + "]";
     const json& entry = document[i];
@@ -156,6 +159,23 @@ ImportedResults read_jmh(std::string_view json_text, const std::string& origin) 
     Metric primary = metric_of(member(entry, "primaryMetric", path, origin), primary_path, origin,
                                histogram_calls);
     const std::size_t iterations = primary.samples ? primary.samples->size() : 1;
+    // JMH writes a score per fork (in this JVM when 0) and measurement iteration: fewer is an
+    // entry whose run stopped early.
+    const auto forks = optional_integer(entry, "forks");
+    const auto measured = optional_integer(entry, "measurementIterations");
+    if (forks && measured && *forks >= 0 && *measured > 0 && primary.samples) {
+      const auto expected = static_cast<std::size_t>(std::max<std::int64_t>(*forks, 1)) *
+                            static_cast<std::size_t>(*measured);
+      if (iterations < expected) {
+        incomplete += (incomplete.empty() ? "" : "; ") + std::string("entry ") + path + " (" +
+                      bench + ", " + mode + ") has " + std::to_string(iterations) + " of the " +
+                      std::to_string(expected) + " scores of its " +
+                      std::to_string(std::max<std::int64_t>(*forks, 1)) + " forks of " +
+                      std::to_string(*measured) + " measurement iterations";
+        dropped.push_back(path + " " + bench + " (" + mode + ")");
+        continue;
+      }
+    }
     r.primary = mode == "thrpt" ? "throughput" : "time";
     r.metrics[r.primary] = std::move(primary);
     if (const auto secondary = entry.find("secondaryMetrics"); secondary != entry.end()) {
@@ -175,7 +195,7 @@ ImportedResults read_jmh(std::string_view json_text, const std::string& origin) 
     json settings = json::object();
     for (const std::string& key : run_settings())
       if (const auto it = entry.find(key); it != entry.end()) settings[key] = *it;
-    if (i == 0) {
+    if (!file.facts.contains("settings")) {
       file.facts["settings"] = settings;
     } else if (settings != file.facts["settings"]) {
       file.facts["settings_of"][bench + " " + mode] = settings;
@@ -183,6 +203,7 @@ ImportedResults read_jmh(std::string_view json_text, const std::string& origin) 
     imported.results.push_back(std::move(r));
   }
   note_given_fields(file);
+  if (!dropped.empty()) cut_short(imported, partial, origin, incomplete, dropped);
   return imported;
 }
 

@@ -20,11 +20,43 @@ void fail(const std::string& origin, const std::string& field, const std::string
 json parse_json(std::string_view text, const std::string& origin) {
   try {
     return model::parse_bounded_json(text, model::RepeatedNames::keep_last);
+  } catch (const json::parse_error& e) {
+    // nlohmann's byte is 1-based and one past the text when it ran out: a killed writer's file.
+    const bool at_end = e.byte >= text.size();
+    throw Error(origin + ": not JSON: " + e.what() +
+                (at_end ? ": " + std::string(k_cut_short) : std::string()));
   } catch (const json::exception& e) {
     throw Error(origin + ": not JSON: " + e.what());
   } catch (const Error& e) {  // too deep, or a number out of range: `field "PATH": …`
     throw Error(origin + ": " + e.what());
   }
+}
+
+void cut_short(ImportedResults& imported, Partial partial, const std::string& origin,
+               const std::string& ending, const std::vector<std::string>& dropped) {
+  const std::size_t kept = imported.results.size();
+  std::string left_out;
+  for (std::size_t i = 0; i < dropped.size(); ++i)
+    left_out += (i == 0 ? "" : i + 1 == dropped.size() ? " and " : ", ") + dropped[i];
+  const std::string benchmarks =
+      std::to_string(kept) + (kept == 1 ? " complete benchmark" : " complete benchmarks");
+  const std::string what = origin + ": " + ending + ": " + std::string(k_cut_short);
+  if (kept == 0) throw Error(what + ", and no benchmark in it is complete (nothing was imported)");
+  if (partial == Partial::refuse)
+    throw Error(what + " (nothing was imported; --allow-partial imports its " + benchmarks +
+                (left_out.empty() ? "" : " and leaves out " + left_out) + ")");
+  imported.warnings.push_back(what + "; --allow-partial imported its " + benchmarks +
+                              (left_out.empty() ? "" : " and left out " + left_out));
+}
+
+std::string ordinal(std::size_t n) {
+  const std::size_t tens = n % 100, ones = n % 10;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                       : ones == 1                ? "st"
+                       : ones == 2                ? "nd"
+                       : ones == 3                ? "rd"
+                                                  : "th";
+  return std::to_string(n) + suffix;
 }
 
 const json& member(const json& object, const std::string& key, const std::string& path,

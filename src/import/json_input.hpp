@@ -7,10 +7,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include <benchledger/record.hpp>
+
+#include "import/import.hpp"
 
 namespace benchledger::import::detail {
 
@@ -19,10 +22,26 @@ using nlohmann::json;
 [[noreturn]] void fail(const std::string& origin, const std::string& field,
                        const std::string& problem);
 
-// The whole text as JSON; a syntax error throws naming the byte where it was found, nesting
-// deeper than k_max_nesting and a number out of the range of a double naming the field
+// The whole text as JSON; a syntax error throws naming the byte where it was found (and, when the
+// parser met the end of the text, that the output looks cut short), nesting deeper than
+// k_max_nesting and a number out of the range of a double naming the field
 // (model::parse_bounded_json).
 json parse_json(std::string_view text, const std::string& origin);
+
+// The words every importer ends a cut-short file's message with.
+inline constexpr std::string_view k_cut_short = "the output looks cut short";
+
+// A file that ends before its tool's closing, once `imported.results` holds only its complete
+// benchmarks. `ending` says where it ends and what is missing (`ends after BenchmarkSum's 4th
+// sample, without go test's closing "ok" or "FAIL" line`), `dropped` names each benchmark left
+// out. With Partial::refuse, or when no benchmark is complete, throws Error
+// `ORIGIN: ENDING: the output looks cut short ...`; else adds the warning that says what
+// --allow-partial kept and left out.
+void cut_short(ImportedResults& imported, Partial partial, const std::string& origin,
+               const std::string& ending, const std::vector<std::string>& dropped);
+
+// 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st.
+std::string ordinal(std::size_t n);
 
 // object[key]; throws when object is not an object or has no such key.
 const json& member(const json& object, const std::string& key, const std::string& path,

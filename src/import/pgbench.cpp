@@ -40,7 +40,24 @@ struct PgbenchRun {
   std::vector<double> logged_latency_ms;  // from -l logs, one per completed transaction
   std::int64_t logged_failed = 0;
   std::vector<std::string> diagnostics;  // pgbench's own `pgbench: …` lines
+  // Where the output ends: its `tps = ` line read (pgbench 13's second, excluding connections),
+  // the last line of the output read (`its 4th progress line`, `the summary's "latency average"
+  // line`) and the file the summary is in.
+  bool summary_ended = false;
+  bool listed_statements = false;  // the heading of --report-per-command's list was read
+  std::string last_read;
+  std::string summary_origin;
 };
+
+// The statements of pgbench's built-in scripts (pgbench.c's builtin_script): a list of
+// --report-per-command shorter than its script's was cut short.
+std::optional<std::size_t> builtin_statements(const std::optional<std::string>& script) {
+  if (!script) return std::nullopt;
+  if (*script == "tpcb-like") return 11;
+  if (*script == "simple-update") return 9;
+  if (*script == "select-only") return 2;
+  return std::nullopt;  // a custom script's commands are not in the output
+}
 
 class LineError {
  public:
@@ -48,6 +65,7 @@ class LineError {
   [[noreturn]] void fail(const std::string& reason) const {
     throw Error(fmt::format("{}: line {}: {}", m_origin, m_number, reason));
   }
+  const std::string& origin() const { return m_origin; }
 
  private:
   const std::string& m_origin;
@@ -123,6 +141,8 @@ void read_summary_line(const std::string& key, const std::string& value, const L
     if (!std::regex_match(value, m, ms)) where.fail(key + ": expected a time in ms");
     to = to_number(m[1], where, key);
   };
+  run.last_read = "the summary's \"" + key + "\" line";
+  run.summary_origin = where.origin();
   if (key == "transaction type") {
     run.script = script_name(value);
   } else if (key == "scaling factor") {
@@ -152,7 +172,9 @@ void read_summary_line(const std::string& key, const std::string& value, const L
     // and excluding connections establishing: the one without connections is comparable.
     const std::string number = value.substr(0, value.find(' '));
     const double tps = to_number(number, where, key);
-    if (!run.tps || value.find("including connections") == std::string::npos) run.tps = tps;
+    const bool including = value.find("including connections") != std::string::npos;
+    if (!run.tps || !including) run.tps = tps;
+    run.summary_ended = run.summary_ended || !including;
   } else if (key == "duration" || key == "number of transactions per client" ||
              key == "maximum number of tries" || key == "maximum number of transactions" ||
              key == "latency limit" || key == "rate limit schedule lag" ||
@@ -182,6 +204,8 @@ void read_output_line(const std::string& raw, const LineError& where, bool& in_s
     if (m[3].matched) s.failures = to_integer(m[3], where, "statement failures");
     s.command = m[6];
     run.statements.push_back(std::move(s));
+    run.last_read =
+        fmt::format("statement {} ({})", run.statements.size(), run.statements.back().command);
     return;
   }
   in_statements = false;
@@ -192,18 +216,23 @@ void read_output_line(const std::string& raw, const LineError& where, bool& in_s
     // A second without a transaction has no latency (pgbench prints 0 or NaN): no sample.
     if (run.progress_tps.back() > 0)
       run.progress_latency.push_back(to_number(m[2], where, "progress latency"));
+    run.last_read = "its " + detail::ordinal(run.progress_tps.size()) + " progress line";
     return;
   }
   if (line.rfind("statement latencies in milliseconds", 0) == 0) {
     in_statements = true;
+    run.listed_statements = true;
+    run.last_read = "the heading of its statements' latencies";
     return;
   }
   if (line.rfind("pgbench: ", 0) == 0) {
     run.diagnostics.push_back(line);
+    run.last_read = "its \"" + line + "\" line";
     return;
   }
   if (line.rfind("pgbench (", 0) == 0 || line.rfind("starting vacuum", 0) == 0 ||
       line.rfind("transaction type: ", 0) == 0) {
+    run.last_read = "its \"" + line.substr(0, line.find(' ', 9)) + " …\" line";
     if (line.rfind("transaction type: ", 0) == 0)
       read_summary_line("transaction type", line.substr(18), where, run);
     return;
@@ -218,10 +247,14 @@ void read_output_line(const std::string& raw, const LineError& where, bool& in_s
 
 }  // namespace
 
-ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
+ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial partial) {
   PgbenchRun run;
   std::string summary_origin;
+  bool cut_mid_line = false;
   for (const PgbenchFile& file : files) {
+    // A last line without its newline is one pgbench was still writing (`tps = 255.27` of
+    // `tps = 255.278719`): an output's is left out and the output is cut short.
+    const std::size_t complete_end = file.text.rfind('\n') + 1;  // 0 when there is no newline
     std::istringstream in(file.text);
     std::size_t number = 0;
     bool in_statements = false;
@@ -239,19 +272,41 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
           where.fail("not a line of pgbench's -l log: \"" + trim(line) + "\"");
         continue;
       }
+      if (in.eof() && complete_end < file.text.size()) {  // getline met the end, not a newline
+        cut_mid_line = true;
+        break;
+      }
       read_output_line(line, where, in_statements, run);
     }
     if (!is_log && number > 0) summary_origin = file.origin;
   }
-  const std::string origin = summary_origin.empty()
+  const std::string origin = !run.summary_origin.empty() ? run.summary_origin
+                             : summary_origin.empty()
                                  ? (files.empty() ? std::string("pgbench") : files.front().origin)
                                  : summary_origin;
+  const std::string part_of_a_line = cut_mid_line ? " and part of a line" : "";
   if (!run.tps && run.progress_tps.empty()) {
     throw Error(origin +
                 ": no pgbench summary (tps = …) or --progress line: give pgbench's output (stdout "
-                "and stderr) with its -l logs");
+                "and stderr) with its -l logs" +
+                (run.last_read.empty() && !cut_mid_line
+                     ? std::string()
+                     : fmt::format(" (it ends after {}{}: {})",
+                                   run.last_read.empty() ? "nothing whole" : run.last_read,
+                                   part_of_a_line, detail::k_cut_short)));
   }
-
+  // Without its tps line the run's own result is not there: nothing to keep, whatever `partial`.
+  if (!run.summary_ended) {
+    ImportedResults none;
+    detail::cut_short(none, partial, origin,
+                      "ends after " + run.last_read + part_of_a_line +
+                          ", without pgbench's summary (its \"tps = \" line)",
+                      {});
+  }
+  const std::optional<std::size_t> statements = builtin_statements(run.script);
+  // A line cut after the tps line may be a statement's: the list, if any, may be short.
+  const bool statements_cut =
+      cut_mid_line || (statements && run.listed_statements && run.statements.size() < *statements);
   Params params;
   if (run.clients) params["clients"] = *run.clients;
   if (run.jobs) params["jobs"] = *run.jobs;
@@ -333,15 +388,31 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
     s.errors = run.statements[i].failures;
     imported.results.push_back(std::move(s));
   }
+  if (statements_cut) {
+    const std::size_t read = run.statements.size();
+    const std::string missing =
+        !run.listed_statements ? std::string("the rest of its last line")
+        : statements           ? fmt::format("the rest of the {} statements of pgbench's {} script",
+                                             *statements, *run.script)
+                               : std::string("the rest of its statements' latencies");
+    const std::string dropped =
+        !run.listed_statements    ? std::string("the line it ends in")
+        : !statements             ? fmt::format("any statement after statement {}", read)
+        : read + 1 == *statements ? fmt::format("statement {}", *statements)
+                                  : fmt::format("statements {} to {}", read + 1, *statements);
+    detail::cut_short(imported, partial, origin,
+                      "ends after " + run.last_read + part_of_a_line + ", without " + missing,
+                      {dropped});
+  }
   for (const std::string& line : run.diagnostics) imported.warnings.push_back(line);
   return imported;
 }
 
-ImportedResults import_pgbench(const std::vector<std::filesystem::path>& paths) {
+ImportedResults import_pgbench(const std::vector<std::filesystem::path>& paths, Partial partial) {
   std::vector<PgbenchFile> files;
   for (const auto& path : paths)
     files.push_back({model::read_input_file(path, k_max_import_bytes, ""), path.string()});
-  return read_pgbench(files);
+  return read_pgbench(files, partial);
 }
 
 }  // namespace benchledger::import

@@ -34,9 +34,18 @@ struct PgbenchFile {
 // `latency` (ms), errors = its failures.
 // Throws Error `ORIGIN: line N: …` on a line that is not pgbench's, and when no file holds a
 // summary or progress lines.
-ImportedResults read_pgbench(const std::vector<PgbenchFile>& files);
+// pgbench writes its summary when the run ends, its `tps = ` line last but for the statements of
+// --report-per-command: an output without that line (progress lines only, or a summary cut
+// off), or whose list of a built-in script's statements stops before the script's last one, was
+// cut short, and `partial` says what happens (the run's result needs its summary; the statements
+// are what Partial::keep_complete can leave out). A failed run (aborted clients, failed
+// transactions) writes its summary and is read as today, its errors counted. The -l logs state no
+// end: a summary that counts more transactions than they hold is warned about.
+ImportedResults read_pgbench(const std::vector<PgbenchFile>& files,
+                             Partial partial = Partial::refuse);
 
 // Reads the files (each bounded as import_file bounds one) and calls read_pgbench.
-ImportedResults import_pgbench(const std::vector<std::filesystem::path>& paths);
+ImportedResults import_pgbench(const std::vector<std::filesystem::path>& paths,
+                               Partial partial = Partial::refuse);
 
 }  // namespace benchledger::import

@@ -65,7 +65,8 @@ class XmlReader {
       }
     }
     throw Error(m_origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                std::string(kind) + problem + (at_end() ? " (the document ends here)" : ""));
+                std::string(kind) + problem +
+                (at_end() ? " (the document ends here): the output looks cut short" : ""));
   }
 
   bool at_end() const { return m_pos >= m_text.size(); }

@@ -24,7 +24,8 @@ struct XmlElement {
 };
 
 // The document's root element. Throws Error as `ORIGIN:LINE:COLUMN: not XML: PROBLEM` for
-// anything malformed, a truncated document included, and for elements nested deeper than
+// anything malformed, a truncated document included (`... (the document ends here): the output
+// looks cut short`), and for elements nested deeper than
 // k_max_nesting (benchledger/record.hpp).
 XmlElement parse_xml(std::string_view text, const std::string& origin);
 

@@ -34,6 +34,9 @@ benchledger_add_test(run_import_fixture_cli_test
 # vitest's and tinybench's committed outputs (tests/cli/import/regenerate.sh vitest tinybench).
 benchledger_add_test(run_import_node_cli_test
                      SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_node_test.cpp LABELS cli)
+# Outputs cut short: refused naming what is missing, or kept in part with --allow-partial.
+benchledger_add_test(run_import_cut_short_cli_test
+                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_cut_short_test.cpp LABELS cli)
 # Inputs nested too deep or holding numbers no double holds, in every importer.
 benchledger_add_test(run_import_limits_cli_test
                      SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_import_limits_test.cpp LABELS cli)
