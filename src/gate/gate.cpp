@@ -83,14 +83,24 @@ Config gate_config(const std::filesystem::path& worktree, const std::string& rev
 }
 
 // BASE_REV's benchledger.json when it has a `gate` section: the configuration that judges the
-// change. Nothing when it has none (the change that adds the gate), and then HEAD_REV's judges.
-std::optional<Config> base_gate_config(const std::filesystem::path& worktree) {
+// change. Nothing when it has none (the change that adds the gate), and then HEAD_REV's judges;
+// nor when it cannot be read, with a warning: a broken file at the base must not block the change
+// that mends it.
+std::optional<Config> base_gate_config(const std::filesystem::path& worktree,
+                                       std::vector<std::string>& warnings) {
   const std::filesystem::path path = worktree / "benchledger.json";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  Config config = load_config(path);
-  if (!config.gate) return std::nullopt;
-  return config;
+  try {
+    Config config = load_config(path);
+    if (!config.gate) return std::nullopt;
+    return config;
+  } catch (const Error& e) {
+    warnings.push_back(fmt::format(
+        "the base's benchledger.json cannot be read ({}): the head's configuration judges alone",
+        e.what()));
+    return std::nullopt;
+  }
 }
 
 void run_shell_step(const SideState& side, const std::string& what, const std::string& command,
@@ -143,7 +153,7 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   if (settings.keep_worktrees) base.worktree->keep();
   // The change under review must not decide its own gate: base's section builds, measures and
   // judges; the head's only adds entries and a second judgement (docs/ci-gate.md).
-  if (std::optional<Config> base_file = base_gate_config(base.worktree->path())) {
+  if (std::optional<Config> base_file = base_gate_config(base.worktree->path(), out.warnings)) {
     out.config = std::move(*base_file);
     out.head_config = std::move(head_file);
   } else {

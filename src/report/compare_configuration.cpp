@@ -7,6 +7,7 @@
 
 #include "report/compare_render.hpp"
 #include "report/escape.hpp"
+#include "report/format.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -33,6 +34,12 @@ std::string accepted_by_change_text(const compare::CaseComparison& c) {
   const std::string judged(c.judged ? compare::to_string(*c.judged) : "failed");
   if (settings.empty()) return fmt::format("{} by the base's configuration", judged);
   return fmt::format("{} by the base's configuration; {}", judged, fmt::join(settings, ", "));
+}
+
+std::string accepted_by_change_suffix(const compare::ComparisonReport& report) {
+  const std::size_t accepted = report.count(compare::Verdict::accepted_by_change);
+  if (accepted == 0) return {};
+  return fmt::format(" ({} accepted by this change)", plural(accepted, "case", "cases"));
 }
 
 std::string configuration_text(const compare::ComparisonReport& report) {

@@ -67,6 +67,8 @@ std::string setting_change_text(const compare::SettingChange& change);  // `key:
 // Why an accepted_by_change case passes: `regression by the base's configuration; threshold 5%
 // -> 1000%`.
 std::string accepted_by_change_text(const compare::CaseComparison& c);
+// ` (1 case accepted by this change)` after a passing gate's word and title; empty without one.
+std::string accepted_by_change_suffix(const compare::ComparisonReport& report);
 // The case's remark followed by format_detectable, "; "-separated; empty when there is neither.
 std::string comparison_remark(const compare::CaseComparison& c);
 

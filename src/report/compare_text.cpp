@@ -59,7 +59,7 @@ std::string gate_verdict_text(const ComparisonReport& report) {
     case compare::GateState::passed:
       break;
   }
-  return "pass";
+  return "pass" + accepted_by_change_suffix(report);
 }
 
 std::string gate_title(const ComparisonReport& report) {
@@ -73,7 +73,7 @@ std::string gate_title(const ComparisonReport& report) {
     case compare::GateState::passed:
       break;
   }
-  return "gate passed";
+  return "gate passed" + accepted_by_change_suffix(report);
 }
 
 std::string report_gate_word(const ComparisonReport& report) {

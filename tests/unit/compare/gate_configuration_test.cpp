@@ -166,6 +166,10 @@ TEST_CASE("a missing case passes by the head's allow-missing only as accepted by
   CHECK(first.judged == cmp::Verdict::missing);
   CHECK(benchledger::report::accepted_by_change_text(first) ==
         "missing by the base's configuration; gate.allow-missing none -> true");
+  // A reader of the title alone sees that the change let something through.
+  CHECK(benchledger::report::render_comparison_markdown(report).rfind(
+            "### benchledger compare: gate passed (1 case accepted by this change)\n", 0) == 0);
+  CHECK(benchledger::report::gate_verdict_text(report) == "pass (1 case accepted by this change)");
 }
 
 TEST_CASE("an undecided case the head's undecided: pass lets through is accepted by this change") {
