@@ -118,7 +118,7 @@ int run_bisect(const BisectCliOptions& options) {
       store->append(batch);
     }
     compare::CompareOptions judging = judging_template;
-    judging.config = measured.head_config;
+    judging.config = measured.config;
     judging.pairs = measured.pairs;  // the gate's default design: paired rounds
     const compare::ComparisonReport report = compare::compare_sides(
         {{measured.base.run}, measured.base.results}, {{measured.head.run}, measured.head.results},

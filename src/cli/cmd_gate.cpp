@@ -21,12 +21,12 @@
 
 #include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
+#include "cli/gate_judgement.hpp"
 #include "cli/gate_steps.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
 #include "report/compare_render.hpp"
 #include "report/format.hpp"
-#include "stats/sequential.hpp"
 
 namespace benchledger::cli {
 namespace {
@@ -52,8 +52,8 @@ bool given(const GateCliOptions& options, const char* flag) {
   return options.command != nullptr && options.command->count(flag) > 0;
 }
 
-// How HEAD's benchledger.json and the command line judge the gate: a flag given wins over the
-// gate section's option of the same name, which wins over the flag's default.
+// How a revision's benchledger.json and the command line judge the gate: a flag given wins over
+// the gate section's option of the same name, which wins over the flag's default.
 compare::CompareOptions gate_judging(const GateCliOptions& options, const Config& config) {
   CompareFlags flags = options.judging;
   const GateSpec& spec = *config.gate;
@@ -139,23 +139,15 @@ int run_gate(const GateCliOptions& options) {
 
   // Each look compares what was measured so far at its share of alpha (stats::look_level), so
   // that looking again as extra pairs come keeps the false alarms of the whole gate at alpha;
-  // the cases it leaves inconclusive get more pairs.
-  std::vector<compare::ComparisonReport> looks;
-  double alpha = options.judging.alpha;
-  settings.judge = [&](const gate::GateMeasurement& so_far, int look) {
-    compare::CompareOptions judging = gate_judging(options, so_far.head_config);
-    alpha = judging.alpha;
-    judging.alpha = stats::look_level(judging.alpha, look);
-    if (paired_design(options, so_far.head_config)) judging.pairs = so_far.pairs;
-    const compare::Side base{{so_far.base.run}, so_far.base.results};
-    const compare::Side head{{so_far.head.run}, so_far.head.results};
-    looks.push_back(compare::compare_sides(base, head, {}, judging));
-    std::set<std::string> undecided;
-    for (const compare::CaseComparison& c : compare::settle_looks(looks, alpha).cases) {
-      if (c.verdict == compare::Verdict::inconclusive)
-        undecided.insert(case_key(c.bench, c.params));
-    }
-    return undecided;
+  // the cases it leaves inconclusive get more pairs. Base's configuration judges, the head's a
+  // second time where it differs.
+  GateJudgement judgement([&options](const Config& config, const gate::GateMeasurement& so_far) {
+    compare::CompareOptions judging = gate_judging(options, config);
+    if (paired_design(options, config)) judging.pairs = so_far.pairs;
+    return judging;
+  });
+  settings.judge = [&judgement](const gate::GateMeasurement& so_far, int look) {
+    return judgement.look(so_far, look);
   };
 
   // The runs are appended to --ledger, or to the ledger under --out that other gates may share:
@@ -170,7 +162,7 @@ int run_gate(const GateCliOptions& options) {
     store->append(batch);
   }
 
-  compare::ComparisonReport report = compare::settle_looks(looks, alpha);
+  compare::ComparisonReport report = judgement.report(measured);
   if (!measured.undecided.empty()) {
     report.warnings.push_back(fmt::format(
         "the budget of {:.0f} s for more rounds ended after {} rounds a side ({} planned) with {} "
@@ -236,7 +228,9 @@ Runner add_gate_command(CLI::App& app) {
   add_compare_flags(*sub, options->judging);
   options->command = sub;
   sub->footer(
-      "reads \"gate\": {\"build\": ..., \"run\": [...]} from HEAD_REV's benchledger.json;\n"
+      "reads \"gate\": {\"build\": ..., \"run\": [...]} from BASE_REV's benchledger.json "
+      "(HEAD_REV's\n"
+      "when BASE_REV has none); HEAD_REV's may add run entries and a second judgement;\n"
       "docs/ci-gate.md describes the section, the rounds and the CI templates.");
   return [options]() -> int { return run_stoppable("gate", [&] { return run_gate(*options); }); };
 }

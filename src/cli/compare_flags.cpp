@@ -20,7 +20,10 @@ std::vector<compare::Verdict> parse_fail_on(const std::vector<std::string>& word
       start = end + 1;
       if (word.empty()) continue;
       const compare::Verdict verdict = compare::parse_verdict(word);
-      if (verdict == compare::Verdict::unchanged || verdict == compare::Verdict::improvement) {
+      // accepted_by_change passes by definition: a project that wants no pull request to loosen
+      // its own gate keeps its gate configuration under review, not under --fail-on.
+      if (verdict == compare::Verdict::unchanged || verdict == compare::Verdict::improvement ||
+          verdict == compare::Verdict::accepted_by_change) {
         throw Error(
             fmt::format("--fail-on {}: the gate fails on failed, regression and missing, and "
                         "can fail on inconclusive or new, not on {}",

@@ -572,14 +572,18 @@ ComparisonReport settle_looks(std::span<const ComparisonReport> looks, double al
   for (CaseComparison& c : out.cases) {
     if (const auto found = decided.find(key(c)); found != decided.end()) c = *found->second;
   }
-  out.counts = {};
-  out.accepted = 0;
-  for (const CaseComparison& c : out.cases) {
-    out.counts[static_cast<std::size_t>(c.verdict)] += 1;
-    out.accepted += c.accepted ? 1 : 0;
-  }
-  settle_state(out);
+  settle_gate(out);
   return out;
+}
+
+void settle_gate(ComparisonReport& report) {
+  report.counts = {};
+  report.accepted = 0;
+  for (const CaseComparison& c : report.cases) {
+    report.counts[static_cast<std::size_t>(c.verdict)] += 1;
+    report.accepted += c.accepted ? 1 : 0;
+  }
+  settle_state(report);
 }
 
 ComparisonReport compare_sides(const Side& base, const Side& current,

@@ -82,6 +82,14 @@ struct Acceptance {
   std::string author;
 };
 
+// A setting of the gate configuration (benchledger.json) as the base and the head revision have
+// it, in the words the outputs print: {"threshold", "5%", "1000%"}, {"gate.run", "`--name work --
+// sh work.sh`", "none"} (compare/gate_configuration.hpp).
+struct SettingChange {
+  std::string key;
+  std::string base, head;
+};
+
 // One metric of one case. Fractions throughout (0.1 = 10%); renderers print percent.
 struct CaseComparison {
   std::string bench;
@@ -104,12 +112,16 @@ struct CaseComparison {
   // A regression an accept-regression note covers, or a missing case a remove note covers.
   std::optional<Acceptance> accepted;
   bool fails_gate = false;
+  // An accepted_by_change case: the verdict the base revision's gate configuration gave it, and
+  // the head's settings that let it pass (the case's threshold, the gate options that differ).
+  std::optional<Verdict> judged;
+  std::vector<SettingChange> loosened;
   // Why the statistics are limited, or why a case failed (`the current side failed: error:
   // every run failed (first: run 1 exited with status 3)`), or empty.
   std::string remark;
 };
 
-inline constexpr std::size_t k_verdict_count = 7;
+inline constexpr std::size_t k_verdict_count = 8;
 
 // What a comparison says of the change as a whole. passed: every case shown within its threshold,
 // improved, new or accepted; failed: a case fails the gate; undecided: nothing fails, but a case
@@ -124,7 +136,11 @@ struct ComparisonReport {
   // Differing comparability fields (env::comparability_fields names) of each base run whose
   // fingerprint differs from the current run's, as "field: base value -> current value".
   std::vector<std::string> env_differences;
-  std::vector<CaseComparison> cases;                  // sorted by bench, params, metric
+  // The gate's: where the head revision's gate configuration differs from the base's, which
+  // judges (compare/gate_configuration.hpp); empty for `compare` and where they agree.
+  std::vector<SettingChange> configuration;
+  // Sorted by bench, params, metric; the gate puts accepted_by_change cases first.
+  std::vector<CaseComparison> cases;
   std::array<std::size_t, k_verdict_count> counts{};  // indexed by Verdict
   std::size_t accepted = 0;
   double alpha = 0.05;
@@ -158,6 +174,11 @@ ComparisonReport compare_sides(const Side& base, const Side& current,
 // holds a few numbers a result rather than the records.
 ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
                                std::span<const NoteRecord> notes, const CompareOptions& options);
+
+// Recounts the verdicts and accepted cases and settles the state and the gate from the cases'
+// fails_gate, the inconclusive count and undecided_fails: for a report whose cases were changed
+// after compare_sides().
+void settle_gate(ComparisonReport& report);
 
 // One report from repeated looks at the same comparison as rounds were added (the gate's
 // sequential rounds, docs/statistics.md): each case and metric as the first look that decided it

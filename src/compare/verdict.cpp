@@ -25,7 +25,7 @@
 namespace benchledger::compare {
 namespace {
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 7> k_verdict_names{{
+constexpr std::array<std::pair<Verdict, std::string_view>, 8> k_verdict_names{{
     {Verdict::failed, "failed"},
     {Verdict::regression, "regression"},
     {Verdict::improvement, "improvement"},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<Verdict, std::string_view>, 7> k_verdict_names{{
     {Verdict::inconclusive, "inconclusive"},
     {Verdict::new_case, "new"},
     {Verdict::missing, "missing"},
+    {Verdict::accepted_by_change, "accepted by this change"},
 }};
 
 bool all_positive(std::span<const double> values) {

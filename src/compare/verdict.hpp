@@ -22,10 +22,22 @@ namespace benchledger::compare {
 
 // `failed`: the current side of a case did not measure (every run or repetition failed, or it
 // counts errors where the base counted none). `missing`: in the base only; `new`: in the
-// current only. assess() gives only the first four; compare_sides() the others.
-enum class Verdict { failed, regression, improvement, unchanged, inconclusive, new_case, missing };
+// current only. `accepted_by_change`: the gate's, for a case that fails by the base revision's
+// gate configuration and passes only by the head's looser one (compare/gate_configuration.hpp).
+// assess() gives only the first four; compare_sides() the next three.
+enum class Verdict {
+  failed,
+  regression,
+  improvement,
+  unchanged,
+  inconclusive,
+  new_case,
+  missing,
+  accepted_by_change
+};
 
-// "failed", "regression", "improvement", "unchanged", "inconclusive", "new", "missing".
+// "failed", "regression", "improvement", "unchanged", "inconclusive", "new", "missing",
+// "accepted by this change".
 std::string_view to_string(Verdict verdict);
 // The inverse of to_string; throws benchledger::Error naming the word and the choices.
 Verdict parse_verdict(std::string_view text);

@@ -17,6 +17,7 @@
 #include <benchledger/error.hpp>
 
 #include "gate/process.hpp"
+#include "gate/run_entries.hpp"
 #include "gate/worktree.hpp"
 #include "stats/sequential.hpp"
 
@@ -82,6 +83,27 @@ Config gate_config(const std::filesystem::path& worktree, const std::string& rev
   return config;
 }
 
+// BASE_REV's benchledger.json when it has a `gate` section: the configuration that judges the
+// change. Nothing when it has none (the change that adds the gate), and then HEAD_REV's judges;
+// nor when it cannot be read, with a warning: a broken file at the base must not block the change
+// that mends it.
+std::optional<Config> base_gate_config(const std::filesystem::path& worktree,
+                                       std::vector<std::string>& warnings) {
+  const std::filesystem::path path = worktree / "benchledger.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  try {
+    Config config = load_config(path);
+    if (!config.gate) return std::nullopt;
+    return config;
+  } catch (const Error& e) {
+    warnings.push_back(fmt::format(
+        "the base's benchledger.json cannot be read ({}): the head's configuration judges alone",
+        e.what()));
+    return std::nullopt;
+  }
+}
+
 void run_shell_step(const SideState& side, const std::string& what, const std::string& command,
                     const GateSettings& settings) {
   append_to_log(settings.log, fmt::format("== {} of {} ({}): {}", what, side.name,
@@ -126,17 +148,27 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   GateMeasurement out;
   out.base_commit = base.commit;
   out.head_commit = head.commit;
-  out.head_config = gate_config(head.worktree->path(), settings.head_revision);
-  const GateSpec& spec = *out.head_config.gate;
+  Config head_file = gate_config(head.worktree->path(), settings.head_revision);
+  base.worktree =
+      std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
+  if (settings.keep_worktrees) base.worktree->keep();
+  // The change under review must not decide its own gate: base's section builds, measures and
+  // judges; the head's only adds entries and a second judgement (docs/ci-gate.md).
+  if (std::optional<Config> base_file = base_gate_config(base.worktree->path(), out.warnings)) {
+    out.config = std::move(*base_file);
+    out.head_config = std::move(head_file);
+  } else {
+    out.config = std::move(head_file);
+  }
+  const GateSpec& spec = *out.config.gate;
+  const std::vector<RunEntry> run_list =
+      run_entries(spec, out.head_config ? &*out.head_config->gate : nullptr);
   const Order order =
       settings.order.value_or(spec.duet.value_or(false) ? Order::duet : Order::interleaved);
   out.order = order;
   // A duet needs its CPU sets before anything is built.
   const std::array<std::vector<int>, 2> halves =
       order == Order::duet ? cpu_halves() : std::array<std::vector<int>, 2>{};
-  base.worktree =
-      std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
-  if (settings.keep_worktrees) base.worktree->keep();
   throw_if_stopped();
 
   if (spec.build) {
@@ -150,16 +182,21 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   const int wanted = settings.rounds.value_or(spec.rounds.value_or(k_default_rounds));
   std::vector<std::vector<std::vector<std::string>>> plan;
   std::size_t round_count = 0;
-  for (std::size_t i = 0; i < spec.run.size(); ++i) {
+  for (std::size_t i = 0; i < run_list.size(); ++i) {
     try {
-      plan.push_back(round_arguments(spec.run[i], wanted));
+      plan.push_back(round_arguments(run_list[i].words, wanted));
     } catch (const Error& e) {
-      throw Error(fmt::format("gate.run[{}] \"{}\": {}", i, spec.run_text[i], e.what()));
+      throw Error(fmt::format("gate.run[{}] \"{}\": {}", i, run_list[i].text, e.what()));
     }
     round_count = std::max(round_count, plan.back().size());
   }
   out.planned_rounds = static_cast<int>(round_count);
 
+  std::set<std::string> base_entry_cases;  // what base's entries measured on the head
+  const auto warn = [&](const std::string& warning) {
+    if (std::find(out.warnings.begin(), out.warnings.end(), warning) == out.warnings.end())
+      out.warnings.push_back(warning);
+  };
   // One round of the entries in `entries` on one side; an extra round (past the plan) repeats
   // the entry's shares in turn.
   const auto measure = [&](SideState& side, std::size_t round, const std::vector<bool>& entries,
@@ -168,6 +205,7 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
     if (spec.prepare) run_shell_step(side, "prepare", *spec.prepare, settings);
     for (std::size_t entry = 0; entry < plan.size(); ++entry) {
       if (!entries[entry]) continue;
+      if (run_list[entry].head_only && &side == &base) continue;  // measures the head alone
       const std::size_t shares = plan[entry].size();
       if (round >= shares && round < round_count) continue;  // a shorter plan than another's
       const std::vector<std::string>& share = plan[entry][round % shares];
@@ -187,12 +225,25 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
       const ProcessResult done = run_process(argv, side.worktree->path(), settings.log, true, cpus);
       throw_if_stopped();
       // 1: a case failed, and its record says how: the comparison judges it.
+      if (done.exit_code != 0 && done.exit_code != 1 && &side == &head &&
+          run_list[entry].removed_by_head) {
+        warn(fmt::format(
+            "gate.run entry \"{}\", which the head's benchledger.json no longer has, could not "
+            "run on head ({}): the head stopped running it, so its cases are missing there",
+            run_list[entry].text, done.describe()));
+        continue;
+      }
       if (done.exit_code != 0 && done.exit_code != 1) {
         throw Error(fmt::format("{}: `{}` failed ({}); the end of its output:\n{}(all of it in {})",
                                 what, join(argv), done.describe(), log_tail(settings.log, 15),
                                 settings.log.string()));
       }
-      side.rounds.push_back({entry, round, parse_round(done.output, what)});
+      Round data = parse_round(done.output, what);
+      if (&side == &head) {
+        if (const auto left_out = keep_head_results(run_list[entry], data, base_entry_cases))
+          warn(*left_out);
+      }
+      side.rounds.push_back({entry, round, std::move(data)});
     }
   };
   // One pair: alternating which side goes first cancels a steady trend as well as a step; a

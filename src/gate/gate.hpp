@@ -1,7 +1,9 @@
 // `benchledger gate BASE_REV [HEAD_REV]` without its printing (docs/ci-gate.md): both revisions
-// of the user's repository checked out in temporary worktrees, built with HEAD's `gate.build`,
-// measured with HEAD's `gate.run` in pairs of rounds (alternating, or at once in a duet), more
-// pairs for the cases still undecided while a budget lasts, each side pooled into one run.
+// of the user's repository checked out in temporary worktrees, built and measured as BASE_REV's
+// `gate` section says (HEAD_REV's when BASE_REV has none; "Whose configuration judges"), with
+// the `gate.run` entries only HEAD_REV's section has measuring the head alone, in pairs of rounds
+// (alternating, or at once in a duet), more pairs for the cases still undecided while a budget
+// lasts, each side pooled into one run.
 #pragma once
 
 #include <filesystem>
@@ -56,7 +58,14 @@ struct GateSettings {
 
 struct GateMeasurement {
   std::string base_commit, head_commit;
-  Config head_config;  // HEAD's benchledger.json: its thresholds judge the comparison
+  // The gate configuration that measured and judges: BASE_REV's benchledger.json when it has a
+  // `gate` section, else HEAD_REV's.
+  Config config;
+  // HEAD_REV's benchledger.json when `config` is BASE_REV's: it judges the same runs a second
+  // time (compare/gate_configuration.hpp).
+  std::optional<Config> head_config;
+  // What the run entries' rules left out of the head's rounds (gate/run_entries.hpp), once each.
+  std::vector<std::string> warnings;
   Order order = Order::interleaved;
   int planned_rounds = 0;  // rounds a side before the first look
   int rounds = 0;          // rounds a side in all (the most any entry ran)

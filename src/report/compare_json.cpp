@@ -41,6 +41,19 @@ ordered_json side_json(const std::optional<double>& center, std::size_t n,
   return json;
 }
 
+// [{"key": "thresholds.work", "base": "none", "head": "1000%"}, ...]
+ordered_json settings_json(const std::vector<compare::SettingChange>& changes) {
+  ordered_json out = ordered_json::array();
+  for (const compare::SettingChange& change : changes) {
+    ordered_json item;
+    item["key"] = change.key;
+    item["base"] = change.base;
+    item["head"] = change.head;
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 }  // namespace
 
 ordered_json comparison_to_json(const compare::ComparisonReport& report) {
@@ -61,6 +74,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
   for (const compare::Verdict v : report.fail_on)
     options["fail_on"].push_back(compare::to_string(v));
   json["options"] = options;
+  if (!report.configuration.empty()) json["configuration"] = settings_json(report.configuration);
   json["warnings"] = report.warnings;
   json["environment_differences"] = report.env_differences;
   ordered_json cases = ordered_json::array();
@@ -86,6 +100,8 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
     if (c.deterministic) item["deterministic"] = true;
     if (c.pairs > 0) item["pairs"] = c.pairs;
     item["verdict"] = compare::to_string(c.verdict);
+    if (c.judged) item["judged"] = compare::to_string(*c.judged);
+    if (!c.loosened.empty()) item["loosened"] = settings_json(c.loosened);
     item["detectable"] = optional_number(c.detectable, 100.0);
     if (c.accepted) {
       item["accepted"] = {

@@ -13,9 +13,14 @@ namespace {
 
 std::string describe(const compare::CaseComparison& c) {
   std::string what = c.change ? format_change(*c.change) : std::string("no relative change");
-  if (c.verdict == compare::Verdict::new_case) what = "not in the base run";
-  if (c.verdict == compare::Verdict::missing) what = "not in the current run";
+  const compare::Verdict judged = c.judged.value_or(c.verdict);
+  if (judged == compare::Verdict::new_case) what = "not in the base run";
+  if (judged == compare::Verdict::missing) what = "not in the current run";
   std::string text = fmt::format("{}: {}", compare::to_string(c.verdict), what);
+  if (c.verdict == compare::Verdict::accepted_by_change) {
+    text =
+        fmt::format("{} ({}): {}", compare::to_string(c.verdict), accepted_by_change_text(c), what);
+  }
   if (c.ci_low && c.ci_high) {
     text +=
         fmt::format(" (interval {} to {})", format_change(*c.ci_low), format_change(*c.ci_high));
@@ -52,6 +57,8 @@ std::string render_comparison_junit(const compare::ComparisonReport& report) {
   property("current", report.current.id);
   property("gate", report.gate_pass ? "pass" : "fail");
   property("state", std::string(compare::to_string(report.state)));
+  for (const compare::SettingChange& change : report.configuration)
+    property("configuration", setting_change_text(change));
   for (const std::string& warning : report.warnings) property("warning", warning);
   out += "    </properties>\n";
   for (const compare::CaseComparison& c : report.cases) {

@@ -58,6 +58,17 @@ std::string gate_verdict_text(const compare::ComparisonReport& report);
 std::string gate_title(const compare::ComparisonReport& report);
 // The report's words: `Gate: passes`, `Gate: fails`, `Gate: undecided (passes)`.
 std::string report_gate_word(const compare::ComparisonReport& report);
+// The gate configuration's differences (ComparisonReport::configuration): one
+// `key: base -> head` line each under a heading line, or as a Markdown table with a legend of what
+// the gate does with them; each empty when there are none.
+std::string configuration_text(const compare::ComparisonReport& report);
+std::string configuration_markdown(const compare::ComparisonReport& report);
+std::string setting_change_text(const compare::SettingChange& change);  // `key: base -> head`
+// Why an accepted_by_change case passes: `regression by the base's configuration; threshold 5%
+// -> 1000%`.
+std::string accepted_by_change_text(const compare::CaseComparison& c);
+// ` (1 case accepted by this change)` after a passing gate's word and title; empty without one.
+std::string accepted_by_change_suffix(const compare::ComparisonReport& report);
 // The case's remark followed by format_detectable, "; "-separated; empty when there is neither.
 std::string comparison_remark(const compare::CaseComparison& c);
 

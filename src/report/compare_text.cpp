@@ -59,7 +59,7 @@ std::string gate_verdict_text(const ComparisonReport& report) {
     case compare::GateState::passed:
       break;
   }
-  return "pass";
+  return "pass" + accepted_by_change_suffix(report);
 }
 
 std::string gate_title(const ComparisonReport& report) {
@@ -73,7 +73,7 @@ std::string gate_title(const ComparisonReport& report) {
     case compare::GateState::passed:
       break;
   }
-  return "gate passed";
+  return "gate passed" + accepted_by_change_suffix(report);
 }
 
 std::string report_gate_word(const ComparisonReport& report) {
@@ -105,6 +105,7 @@ struct Row {
 
 std::string verdict_text(const CaseComparison& c) {
   std::string text(compare::to_string(c.verdict));
+  if (c.verdict == Verdict::accepted_by_change) text += " (" + accepted_by_change_text(c) + ")";
   if (c.accepted) text += " (accepted)";
   if (c.threshold_only && (c.verdict == Verdict::regression || c.verdict == Verdict::improvement ||
                            c.verdict == Verdict::unchanged)) {
@@ -138,6 +139,8 @@ std::vector<std::string> cells_of(const CaseComparison& c) {
 const char* colour_of(Verdict verdict, bool accepted) {
   if (accepted) return "\x1b[33m";
   switch (verdict) {
+    case Verdict::accepted_by_change:
+      return "\x1b[33m";
     case Verdict::failed:
     case Verdict::regression:
       return "\x1b[1;31m";
@@ -233,6 +236,7 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
     return out + "\n";
   };
   std::string out;
+  out += configuration_text(report);
   out += fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
   out += line(header, "");
   for (const Row& row : rows) out += line(row.cells, colour_of(row.verdict, row.accepted));
@@ -265,6 +269,7 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
 std::string render_comparison_markdown(const ComparisonReport& report) {
   std::string out;
   out += fmt::format("### benchledger compare: {}\n\n", gate_title(report));
+  out += configuration_markdown(report);
   out += fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
                      escape_markdown_cell(run_text(report.current)));
   for (const std::string& warning : report.warnings) {

@@ -538,6 +538,129 @@ def scenario_out_refused(s):
         fail(f"bisect did not refuse its --out's ledger named bisect.log: {done.stderr}")
 
 
+
+# Whose configuration judges: the head's benchledger.json cannot pass its own slowdown. Two runs a
+# side in one round are judged by the threshold alone (too few for a test), and a sleep five times
+# longer is far beyond 5% and far within 1000% however loaded the machine is.
+def judged_config(*entries, thresholds=None):
+    config = {"gate": {"run": list(entries), "rounds": 1}}
+    if thresholds:
+        config["thresholds"] = thresholds
+    return json.dumps(config, indent=2) + "\n"
+
+
+WORK_ENTRY = "--name work --runs 2 --warmup 0 -- sh work.sh"
+
+
+def comment_rows(s):
+    """comparison.md's configuration rows and the verdict cell of its first case row."""
+    md = (s.out / "comparison.md").read_text()
+    if "**Gate configuration**" not in md or md.index("**Gate configuration**") > md.index(
+            "| Benchmark |"):
+        fail(f"comparison.md does not open with the gate configuration:\n{md}")
+    table = md[md.index("| Benchmark |"):].splitlines()
+    return md, table[2]
+
+
+def scenario_threshold_raised(s):
+    """The head raises its own threshold: its regression passes as `accepted by this change`,
+    first in every format, with both settings."""
+    s.commit({"work.sh": "sleep 0.05\n", "benchledger.json": judged_config(WORK_ENTRY)}, "base")
+    s.commit({"work.sh": "sleep 0.25\n",
+              "benchledger.json": judged_config(WORK_ENTRY, thresholds={"work": 1000})},
+             "head: five times slower, and a threshold that lets it through")
+    done = s.run_gate("--budget", "0")
+    expect_status(done, 0)
+    expect_outputs(s)
+    report = s.comparison()
+    first = report["cases"][0]
+    if (first["bench"], first["verdict"], first["judged"]) != (
+            "work", "accepted by this change", "regression"):
+        fail(f"expected work accepted by this change (a regression by base's): {first}")
+    if first["loosened"] != [{"key": "threshold", "base": "5%", "head": "1000%"}]:
+        fail(f"the case does not carry both thresholds: {first['loosened']}")
+    if report["configuration"] != [{"key": "thresholds.work", "base": "none", "head": "1000%"}]:
+        fail(f"comparison.json's configuration: {report['configuration']}")
+    if report["options"]["threshold"] != 5:
+        fail(f"the base's threshold does not judge: {report['options']}")
+    md, first_row = comment_rows(s)
+    if not md.startswith("### benchledger compare: gate passed (1 case accepted by this change)"):
+        fail(f"the comment's title does not say that the change accepted a case:\n{md}")
+    if "| `thresholds.work` | none | `1000%` |" not in md:
+        fail(f"the comment does not name the raised threshold:\n{md}")
+    if not first_row.startswith("| work |") or "accepted by this change (regression by the " \
+            "base's configuration; threshold 5% -> 1000%)" not in first_row:
+        fail(f"the comment's first row: {first_row}")
+    txt = (s.out / "comparison.txt").read_text()
+    if not txt.startswith("configuration: the head's benchledger.json differs") or \
+            "accepted by this change" not in txt:
+        fail(f"comparison.txt:\n{txt}")
+    xml = (s.out / "comparison.xml").read_text()
+    case = xml[xml.index("<testcase"):]
+    if 'name="work wall"' not in case.split("\n")[0] or "accepted by this change" not in case:
+        fail(f"comparison.xml's first test case:\n{case}")
+
+
+def scenario_run_true(s):
+    """The head points its gate.run at `true`: base's entry still measures both sides."""
+    s.commit({"work.sh": "sleep 0.05\n", "benchledger.json": judged_config(WORK_ENTRY)}, "base")
+    pointed = "--name work --runs 2 --warmup 0 -- true"
+    s.commit({"work.sh": "sleep 0.25\n", "benchledger.json": judged_config(pointed)},
+             "head: five times slower, measured by `true`")
+    done = s.run_gate("--budget", "0")
+    expect_status(done, 1)
+    report = s.comparison()
+    if verdicts(report) != {("work", "wall"): "regression"}:
+        fail(f"expected base's entry to find the regression: {verdicts(report)}")
+    if [c for c in report["configuration"] if c["key"] == "gate.run"] != [
+            {"key": "gate.run", "base": WORK_ENTRY, "head": "none"},
+            {"key": "gate.run", "base": "none", "head": pointed}]:
+        fail(f"comparison.json's configuration: {report['configuration']}")
+    if not any("which base's entries measure: its results of it are left out" in w
+               for w in report["warnings"]):
+        fail(f"no warning says the head's entry was left out of work: {report['warnings']}")
+    md, _ = comment_rows(s)
+    if f"| `gate.run` | none | `{pointed}` |" not in md:
+        fail(f"the comment does not name the head's entry:\n{md}")
+    # Each side's own rounds: base's entry ran on both, the head's on the head alone.
+    log = (s.out / "gate.log").read_text()
+    rounds = [line for line in log.splitlines() if line.startswith("== round ")]
+    if len(rounds) != 3 or sum(" of head " in line for line in rounds) != 2:
+        fail(f"expected base's entry on both sides and the head's on head: {rounds}")
+
+
+def scenario_fewer_runs(s):
+    """The head drops a run entry: still measured while the head can run it, missing once it
+    cannot (the head removed the benchmark), which --allow-missing accepts."""
+    stay = "--name stay --runs 2 --warmup 0 -- sh stay.sh"
+    # `stay` keeps the comparison from having no case in common; it is timed on a shared machine,
+    # and a threshold no load reaches, the same on both sides, keeps it out of the exit status.
+    calm = {"stay": 1000}
+    s.commit({"work.sh": "sleep 0.05\n", "stay.sh": "sleep 0.05\n",
+              "benchledger.json": judged_config(WORK_ENTRY, stay, thresholds=calm)}, "base")
+    s.commit({"work.sh": "sleep 0.25\n", "benchledger.json": judged_config(stay, thresholds=calm)},
+             "head: five times slower, and no longer measured")
+    done = s.run_gate("--budget", "0")
+    expect_status(done, 1)
+    report = s.comparison()
+    if verdicts(report).get(("work", "wall")) != "regression":
+        fail(f"expected base's dropped entry to find the regression: {verdicts(report)}")
+    md, _ = comment_rows(s)
+    if f"| `gate.run` | `{WORK_ENTRY}` | none |" not in md:
+        fail(f"the comment does not name the dropped entry:\n{md}")
+    s.git("rm", "-q", "work.sh")
+    s.git("commit", "-q", "-m", "head: the benchmark is gone")
+    done = s.run_gate("--budget", "0", base="HEAD~2")
+    expect_status(done, 1)
+    report = s.comparison()
+    if verdicts(report) != {("work", "wall"): "missing", ("stay", "wall"): "unchanged"}:
+        fail(f"expected work missing once the head cannot run it: {verdicts(report)}")
+    if not any("no longer has, failed on head for work" in w for w in report["warnings"]):
+        fail(f"no warning says why work is missing: {report['warnings']}")
+    done = s.run_gate("--budget", "0", "--allow-missing", base="HEAD~2")
+    expect_status(done, 0)
+
+
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items()
              if name.startswith("scenario_")}
 
