@@ -24,7 +24,11 @@
 #include "cli/gate_steps.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
+#include "gate/process.hpp"
+#include "gate/worktree.hpp"
+#include "model/redact.hpp"
 #include "report/compare_render.hpp"
+#include "report/failure_render.hpp"
 #include "report/format.hpp"
 #include "stats/sequential.hpp"
 
@@ -101,6 +105,36 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   if (!out) throw Error("cannot write " + path.string());
 }
 
+// A gate that made no comparison still writes its four outputs, so that CI posts why (the side,
+// the step, the end of its output) where the author looks.
+void write_gate_error(const std::filesystem::path& out, const Error& error) {
+  // The message may quote a command or a configuration: the rule of every message and record.
+  report::GateError what{model::redact_secrets(error.what()), std::nullopt};
+  if (const auto* failed = dynamic_cast<const gate::StepFailed*>(&error)) {
+    const gate::StepFailed::Step& step = failed->step();
+    what.step = report::GateError::Step{step.side,    step.commit,  step.step,
+                                        step.command, step.outcome, step.output};
+  }
+  write_file(out / "comparison.md",
+             report::fit_comment(report::render_gate_error_markdown(what), k_comment_limit,
+                                 "gate.log in the job's artifacts"));
+  write_file(out / "comparison.json", report::render_gate_error_json(what));
+  write_file(out / "comparison.xml", report::render_gate_error_junit(what));
+  write_file(out / "comparison.txt", report::render_gate_error_text(what));
+}
+
+// The folders of gates killed outright (SIGKILL) before this one: removed, so that the prune
+// before this gate's checkouts lets git forget their worktrees.
+void remove_abandoned_worktrees(const std::filesystem::path& log) {
+  for (const gate::AbandonedDirectory& left :
+       gate::remove_abandoned_work_directories(WorkDirectory::parent(), "benchledger-gate-")) {
+    const std::string line = fmt::format("removed {}, left by a gate that was killed (pid {})",
+                                         left.path.string(), left.pid);
+    std::cerr << "gate: " << line << '\n';
+    gate::append_to_log(log, "== " + line);
+  }
+}
+
 int run_gate(const GateCliOptions& options) {
   // Checks the flags before anything is checked out.
   std::ignore = compare_options_from(options.judging, Config{});
@@ -131,6 +165,8 @@ int run_gate(const GateCliOptions& options) {
   settings.log = out / "gate.log";
   settings.command = own_arguments();
   settings.progress = [](const std::string& line) { std::cerr << "gate: " << line << std::endl; };
+  settings.check_config = check_gate_run_entries;
+  remove_abandoned_worktrees(settings.log);
   const WorkDirectory work("gate", options.keep_worktrees);
   settings.work = work.path();
   if (options.keep_worktrees) {
@@ -161,7 +197,16 @@ int run_gate(const GateCliOptions& options) {
   // The runs are appended to --ledger, or to the ledger under --out that other gates may share:
   // chosen (and that one verified) before minutes of measuring, never truncated or replaced.
   const std::unique_ptr<ledger::Store> store = open_gate_ledger(options.ledger, out);
-  const gate::GateMeasurement measured = gate::measure_revisions(settings);
+  const gate::GateMeasurement measured = [&] {
+    try {
+      return gate::measure_revisions(settings);
+    } catch (const gate::Stopped&) {
+      throw;  // stopped on purpose: nothing to post
+    } catch (const Error& e) {
+      write_gate_error(out, e);
+      throw;
+    }
+  }();
 
   for (const gate::PooledSide* side : {&measured.base, &measured.head}) {
     std::vector<Record> batch;

@@ -6,6 +6,14 @@ foreach(scenario slower identical failing renamed native gbench config_errors ci
                    ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${scenario})
   set_tests_properties(gate_${scenario}_cli_test PROPERTIES LABELS cli)
 endforeach()
+# What a gate that fails shows: a crashed benchmark's stderr, a failed build's or prepare's comment,
+# a gate.run entry refused before anything is checked out, a killed gate's worktrees removed.
+foreach(scenario crash_output step_failed entry_checked killed)
+  add_test(NAME gate_${scenario}_cli_test
+           COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/gate_test.py
+                   ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${scenario})
+  set_tests_properties(gate_${scenario}_cli_test PROPERTIES LABELS cli)
+endforeach()
 # `benchledger bisect` end to end: a scratch repository whose benchmark got 30% slower at one commit.
 add_test(NAME bisect_cli_test COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/bisect_test.py
                                       $<TARGET_FILE:benchledger_cli>)
