@@ -55,10 +55,14 @@ void prune_worktrees(const std::filesystem::path& repository, const std::filesys
 void claim_work_directory(const std::filesystem::path& dir) {
   const int pid = static_cast<int>(::getpid());
   const auto started = start_time(pid);
-  std::ofstream out(dir / k_owner_file);
+  // Renamed into place: a gate starting meanwhile reads the whole file or none.
+  const std::filesystem::path written = dir / (std::string(k_owner_file) + ".new");
+  std::ofstream out(written);
   out << pid << ' ' << started.value_or(0) << '\n';
   out.close();
-  if (!out) throw Error("cannot write " + (dir / k_owner_file).string());
+  std::error_code ec;
+  if (out) std::filesystem::rename(written, dir / k_owner_file, ec);
+  if (!out || ec) throw Error("cannot write " + (dir / k_owner_file).string());
 }
 
 void release_work_directory(const std::filesystem::path& dir) {
