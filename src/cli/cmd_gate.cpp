@@ -73,7 +73,8 @@ compare::CompareOptions gate_judging(const GateCliOptions& options, const Config
     judging = compare_options_from(flags, config);
   } catch (const Error& e) {
     if (!from_file_fail_on) throw;
-    throw Error(fmt::format("benchledger.json: field \"gate.fail-on\": {}", e.what()));
+    throw Error(
+        fmt::format("benchledger.json at {}: field \"gate.fail-on\": {}", options.head, e.what()));
   }
   if (!given(options, "--undecided") && spec.undecided_fails) {
     judging.undecided_fails = *spec.undecided_fails;
@@ -165,7 +166,12 @@ int run_gate(const GateCliOptions& options) {
   settings.log = out / "gate.log";
   settings.command = own_arguments();
   settings.progress = [](const std::string& line) { std::cerr << "gate: " << line << std::endl; };
-  settings.check_config = check_gate_run_entries;
+  // All of HEAD_REV's configuration is checked before anything is checked out: the entries, and
+  // the judging options (a wrong gate.fail-on) that the first look would otherwise refuse.
+  settings.check_config = [&options](const Config& config, const std::string& origin) {
+    check_gate_run_entries(config, origin);
+    std::ignore = gate_judging(options, config);
+  };
   remove_abandoned_worktrees(settings.log);
   const WorkDirectory work("gate", options.keep_worktrees);
   settings.work = work.path();

@@ -716,6 +716,13 @@ def scenario_entry_checked(s):
             fail(f"{entry}: the gate checked out a revision before refusing its configuration")
         if names not in (s.out / "comparison.md").read_text():
             fail(f"{entry}: comparison.md does not say what was refused")
+    # A judging option that only compare checks is checked as early.
+    s.commit({"benchledger.json": quick_config(**{"fail-on": ["regresion"]})}, "head: a typo")
+    done = quick_gate(s)
+    expect_status(done, 2)
+    if 'benchledger.json at HEAD: field "gate.fail-on": ' not in done.stderr or \
+            "worktree add" in (s.out / "gate.log").read_text():
+        fail(f"gate.fail-on was not refused before the checkouts, naming it:\n{done.stderr}")
     s.commit({"benchledger.json": '{"gate": {"run": ["-- true"], "rounds": "many"}}\n'},
              "head: a malformed section")
     done = quick_gate(s, head="main")
