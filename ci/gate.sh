@@ -236,6 +236,7 @@ post_gitlab() {
 if [[ $comment == none ]]; then
   say "comment: not posted (BENCHLEDGER_GATE_COMMENT=none)"
 elif [[ ! -f $out/comparison.md ]]; then
+  # A gate that made no comparison still writes why; none is there only when --out was refused.
   say "comment: not posted (the gate wrote no comparison.md, exit $status)"
 elif ("post_$comment"); then
   say "comment: posted to the $comment pull request"

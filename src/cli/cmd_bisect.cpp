@@ -85,6 +85,7 @@ int run_bisect(const BisectCliOptions& options) {
   measuring.log = log;
   measuring.command = own_arguments();
   measuring.progress = [](const std::string& line) { std::cerr << "bisect: " << line << '\n'; };
+  measuring.check_config = check_gate_run_entries;
 
   gate::BisectSettings settings;
   settings.start = measuring.start;

@@ -25,7 +25,11 @@
 #include "cli/gate_steps.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
+#include "gate/process.hpp"
+#include "gate/worktree.hpp"
+#include "model/redact.hpp"
 #include "report/compare_render.hpp"
+#include "report/failure_render.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::cli {
@@ -69,7 +73,8 @@ compare::CompareOptions gate_judging(const GateCliOptions& options, const Config
     judging = compare_options_from(flags, config);
   } catch (const Error& e) {
     if (!from_file_fail_on) throw;
-    throw Error(fmt::format("benchledger.json: field \"gate.fail-on\": {}", e.what()));
+    throw Error(
+        fmt::format("benchledger.json at {}: field \"gate.fail-on\": {}", options.head, e.what()));
   }
   if (!given(options, "--undecided") && spec.undecided_fails) {
     judging.undecided_fails = *spec.undecided_fails;
@@ -99,6 +104,36 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   out << text;
   out.close();
   if (!out) throw Error("cannot write " + path.string());
+}
+
+// A gate that made no comparison still writes its four outputs, so that CI posts why (the side,
+// the step, the end of its output) where the author looks.
+void write_gate_error(const std::filesystem::path& out, const Error& error) {
+  // The message may quote a command or a configuration: the rule of every message and record.
+  report::GateError what{model::redact_secrets(error.what()), std::nullopt};
+  if (const auto* failed = dynamic_cast<const gate::StepFailed*>(&error)) {
+    const gate::StepFailed::Step& step = failed->step();
+    what.step = report::GateError::Step{step.side,    step.commit,  step.step,
+                                        step.command, step.outcome, step.output};
+  }
+  write_file(out / "comparison.md",
+             report::fit_comment(report::render_gate_error_markdown(what), k_comment_limit,
+                                 "gate.log in the job's artifacts"));
+  write_file(out / "comparison.json", report::render_gate_error_json(what));
+  write_file(out / "comparison.xml", report::render_gate_error_junit(what));
+  write_file(out / "comparison.txt", report::render_gate_error_text(what));
+}
+
+// The folders of gates killed outright (SIGKILL) before this one: removed, so that the prune
+// before this gate's checkouts lets git forget their worktrees.
+void remove_abandoned_worktrees(const std::filesystem::path& log) {
+  for (const gate::AbandonedDirectory& left :
+       gate::remove_abandoned_work_directories(WorkDirectory::parent(), "benchledger-gate-")) {
+    const std::string line = fmt::format("removed {}, left by a gate that was killed (pid {})",
+                                         left.path.string(), left.pid);
+    std::cerr << "gate: " << line << '\n';
+    gate::append_to_log(log, "== " + line);
+  }
 }
 
 int run_gate(const GateCliOptions& options) {
@@ -131,6 +166,14 @@ int run_gate(const GateCliOptions& options) {
   settings.log = out / "gate.log";
   settings.command = own_arguments();
   settings.progress = [](const std::string& line) { std::cerr << "gate: " << line << std::endl; };
+  // Both revisions' configurations are checked before anything is checked out (a base one that
+  // fails is set aside with a warning): the entries, and the judging options (a wrong
+  // gate.fail-on) that the first look would otherwise refuse.
+  settings.check_config = [&options](const Config& config, const std::string& origin) {
+    check_gate_run_entries(config, origin);
+    std::ignore = gate_judging(options, config);
+  };
+  remove_abandoned_worktrees(settings.log);
   const WorkDirectory work("gate", options.keep_worktrees);
   settings.work = work.path();
   if (options.keep_worktrees) {
@@ -153,7 +196,16 @@ int run_gate(const GateCliOptions& options) {
   // The runs are appended to --ledger, or to the ledger under --out that other gates may share:
   // chosen (and that one verified) before minutes of measuring, never truncated or replaced.
   const std::unique_ptr<ledger::Store> store = open_gate_ledger(options.ledger, out);
-  const gate::GateMeasurement measured = gate::measure_revisions(settings);
+  const gate::GateMeasurement measured = [&] {
+    try {
+      return gate::measure_revisions(settings);
+    } catch (const gate::Stopped&) {
+      throw;  // stopped on purpose: nothing to post
+    } catch (const Error& e) {
+      write_gate_error(out, e);
+      throw;
+    }
+  }();
 
   for (const gate::PooledSide* side : {&measured.base, &measured.head}) {
     std::vector<Record> batch;

@@ -13,25 +13,42 @@
 
 #include "cli/command_line.hpp"
 #include "cli/compare_flags.hpp"
+#include "cli/run_frontend.hpp"
+#include "cli/run_steps.hpp"
 #include "gate/process.hpp"
+#include "gate/worktree.hpp"
 #include "ledger/ledger_file.hpp"
 
 namespace benchledger::cli {
 
 WorkDirectory::WorkDirectory(const std::string& name, bool keep) : m_keep(keep) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/benchledger-" + name + "-XXXXXX";
+  std::string pattern = (parent() / ("benchledger-" + name + "-XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw Error(
         fmt::format("cannot create a temporary directory {}: {}", pattern, std::strerror(errno)));
   }
   m_path = pattern;
+  try {
+    gate::claim_work_directory(m_path);
+  } catch (const Error&) {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_path, ignored);
+    throw;
+  }
 }
 
 WorkDirectory::~WorkDirectory() {
   std::error_code ignored;  // the worktrees are gone already; this is their empty parent
-  if (!m_keep) std::filesystem::remove_all(m_path, ignored);
+  if (m_keep) {
+    gate::release_work_directory(m_path);
+  } else {
+    std::filesystem::remove_all(m_path, ignored);
+  }
+}
+
+std::filesystem::path WorkDirectory::parent() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
 }
 
 std::vector<std::string> own_arguments() {
@@ -80,6 +97,35 @@ std::unique_ptr<ledger::Store> open_gate_ledger(const std::optional<std::string>
         file.string()));
   }
   return store;
+}
+
+void check_gate_run_entries(const Config& config, const std::string& origin) {
+  if (!config.gate) return;
+  const GateSpec& spec = *config.gate;
+  for (std::size_t i = 0; i < spec.run.size(); ++i) {
+    const std::string field = fmt::format("{}: field \"gate.run[{}]\"", origin, i);
+    CLI::App app;
+    RunOptions options;
+    add_run_options(app, options, false);
+    // CLI11 takes the arguments last first.
+    std::vector<std::string> words(spec.run[i].rbegin(), spec.run[i].rend());
+    try {
+      app.parse(words);
+    } catch (const CLI::ParseError& e) {
+      throw Error(fmt::format("{}: `benchledger run` refuses it: {}", field, e.what()));
+    }
+    if (options.show_output) {
+      throw Error(fmt::format(
+          "{}: --show-output would send the command's output into the records the gate reads; "
+          "the gate keeps the last lines of a failed run's stderr in its comparison and gate.log",
+          field));
+    }
+    try {
+      std::ignore = check_options(options);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", field, e.what()));
+    }
+  }
 }
 
 int run_stoppable(const std::string& name, const std::function<int()>& run) {

@@ -11,13 +11,16 @@
 #include <string>
 #include <vector>
 
+#include <benchledger/config.hpp>
 #include <benchledger/ledger.hpp>
 
 namespace benchledger::cli {
 
 // A fresh directory `TMPDIR/benchledger-NAME-XXXXXX` for the worktrees, removed with what is
 // left in it on destruction unless `keep`: outside the user's repository, so that nothing
-// checked out shows in its `git status`. Throws Error when it cannot be made.
+// checked out shows in its `git status`. It holds an owner file naming this process
+// (gate::claim_work_directory) while in use, so that a later gate can tell it from a killed
+// one's; a kept one gives it up. Throws Error when it cannot be made.
 class WorkDirectory {
  public:
   WorkDirectory(const std::string& name, bool keep);
@@ -25,6 +28,7 @@ class WorkDirectory {
   WorkDirectory(const WorkDirectory&) = delete;
   WorkDirectory& operator=(const WorkDirectory&) = delete;
   const std::filesystem::path& path() const { return m_path; }
+  static std::filesystem::path parent();  // TMPDIR, else /tmp
 
  private:
   std::filesystem::path m_path;
@@ -46,6 +50,12 @@ void remove_earlier_output(const std::filesystem::path& path);
 // with the file left as it is, when it is not a valid ledger.
 std::unique_ptr<ledger::Store> open_gate_ledger(const std::optional<std::string>& ledger,
                                                 const std::filesystem::path& out);
+
+// Checks what load_config cannot of a gate section (`origin` names the file in messages,
+// `benchledger.json at HEAD`): each gate.run entry's flags as `benchledger run` parses and checks
+// them, and no --show-output, which would send the command's output into the records the gate
+// reads. Throws Error naming the entry (`field "gate.run[0]"`).
+void check_gate_run_entries(const Config& config, const std::string& origin);
 
 // Runs `run` (through run_gating: exit 1 is the command's verdict) with StopSignals alive; after
 // a stop signal, says so on stderr (`NAME: stopped by signal …`) and ends by that signal.

@@ -101,7 +101,8 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
   app.add_flag("--shell", o.shell,
                "run the command through /bin/sh -c instead of executing it directly");
   app.add_flag("--show-output", o.show_output,
-               "let the command's stdout and stderr through (default: /dev/null)");
+               "let the command's stdout and stderr through (default: stdout to /dev/null, "
+               "stderr kept for a failed run's record)");
   app.add_option("command", o.command, "command to measure, after --: CMD ARGS...");
   app.positionals_at_end();
 }

@@ -178,6 +178,7 @@ std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes, Not
 // operations of the results that did.
 struct CaseHealth {
   std::optional<std::string> failure;
+  std::string failure_output;  // the first failed result's stderr, when every result failed
   std::int64_t errors = 0, ops = 0;
   std::string primary = "failed";  // of the first result that measured
 };
@@ -186,11 +187,15 @@ CaseHealth health_of(const CaseResults* the_case) {
   CaseHealth health;
   if (the_case == nullptr) return health;
   std::optional<std::string> first_failure;
+  std::string first_output;
   bool measured = false;
   const SideResults& side = *the_case->side;
   for (const std::uint32_t r : the_case->results) {
     if (const auto failure = side.failure(r)) {
-      if (!first_failure) first_failure = std::string(*failure);
+      if (!first_failure) {
+        first_failure = std::string(*failure);
+        first_output = side.failure_output(r);
+      }
       continue;
     }
     if (!measured) health.primary = side.primary(r);
@@ -198,7 +203,10 @@ CaseHealth health_of(const CaseResults* the_case) {
     health.errors += side.errors(r);
     health.ops += side.ops(r);
   }
-  if (!measured) health.failure = first_failure;
+  if (!measured) {
+    health.failure = first_failure;
+    health.failure_output = std::move(first_output);
+  }
   return health;
 }
 
@@ -443,11 +451,13 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
       if (failure) {
         cc.verdict = Verdict::failed;
         cc.remark = *failure;
+        cc.failure_output = current_health.failure_output;
       } else if (!item.base.first) {
         cc.verdict = Verdict::new_case;
         if (base_health.failure) {
           cc.remark =
               "the base side failed (" + *base_health.failure + "): nothing to compare against";
+          cc.failure_output = base_health.failure_output;
         }
       } else if (!item.current.first) {
         cc.verdict = Verdict::missing;

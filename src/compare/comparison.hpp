@@ -119,6 +119,9 @@ struct CaseComparison {
   // Why the statistics are limited, or why a case failed (`the current side failed: error:
   // every run failed (first: run 1 exited with status 3)`), or empty.
   std::string remark;
+  // When the remark says a side failed: the last lines of its first failed run's stderr
+  // (model::output_tail: bounded, secrets redacted), or empty when it wrote none.
+  std::string failure_output;
 };
 
 inline constexpr std::size_t k_verdict_count = 8;

@@ -51,6 +51,7 @@ void SideResults::add_result(std::string_view id, const std::string& bench, cons
   kept.primary = intern(primary);
   if (const auto failure = model::failure_of(primary, extra)) {
     kept.failure = intern(model::describe(*failure));
+    if (!failure->output.empty()) kept.failure_output = intern(failure->output);
   }
   kept.ops = ops;
   kept.errors = errors;
@@ -90,6 +91,11 @@ std::string_view SideResults::id(std::size_t r) const {
 std::optional<std::string_view> SideResults::failure(std::size_t r) const {
   if (m_results[r].failure == k_none) return std::nullopt;
   return m_strings[m_results[r].failure];
+}
+
+std::string_view SideResults::failure_output(std::size_t r) const {
+  if (m_results[r].failure_output == k_none) return {};
+  return m_strings[m_results[r].failure_output];
 }
 
 std::optional<std::uint32_t> SideResults::metric_number(std::string_view name) const {

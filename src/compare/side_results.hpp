@@ -62,6 +62,8 @@ class SideResults {
   std::int64_t errors(std::size_t r) const { return m_results[r].errors; }
   // A failed result's `error: message` (model::describe), or nothing for one that measured.
   std::optional<std::string_view> failure(std::size_t r) const;
+  // A failed result's last lines of stderr (model::ResultFailure::output); empty when it has none.
+  std::string_view failure_output(std::size_t r) const;
 
   // The number a metric name has on this side, or nothing when no result kept it.
   std::optional<std::uint32_t> metric_number(std::string_view name) const;
@@ -79,6 +81,7 @@ class SideResults {
     std::uint32_t case_index = 0;
     std::uint32_t primary = 0;  // into m_strings
     std::uint32_t failure = k_none;
+    std::uint32_t failure_output = k_none;
     std::uint32_t metrics_end = 0;  // into m_metrics; the result's begin where the last one's ends
     std::int64_t ops = 0, errors = 0;
     std::size_t id_end = 0;  // into m_ids

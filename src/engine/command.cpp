@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
 #include "engine/stop_signals.hpp"
+#include "model/output_tail.hpp"
 #include "model/redact.hpp"
 
 extern char** environ;
@@ -127,9 +129,43 @@ bool read_all(int fd, void* data, std::size_t size) {
   return true;
 }
 
+// An unlinked file for the runs' stderr, in TMPDIR: on disk rather than in memory, since a run
+// may write much; -1 when none can be made (stderr then goes to /dev/null). Above fd 5, like
+// high_pipe's ends, so that the helper's dup2 onto 3, 4 and 5 never overwrites it first.
+int stderr_file() {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    // A file system without O_TMPFILE: a named file, unlinked at once.
+    std::string pattern = dir + "/benchledger-stderr-XXXXXX";
+    fd = ::mkostemp(pattern.data(), O_APPEND | O_CLOEXEC);
+    if (fd < 0) return -1;
+    std::ignore = ::unlink(pattern.c_str());
+  }
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  std::ignore = ::close(fd);
+  return high;
+}
+
+// The last lines of what the last run wrote to `fd`.
+std::string read_stderr_tail(int fd) {
+  struct stat info {};
+  if (fd < 0 || ::fstat(fd, &info) != 0 || info.st_size <= 0) return "";
+  // Twice what output_tail keeps, so that it can start at a line.
+  const auto size = static_cast<std::size_t>(info.st_size);
+  const std::size_t wanted = std::min(size, 2 * model::k_tail_bytes);
+  std::string text(wanted, '\0');
+  const ssize_t got = ::pread(fd, text.data(), wanted, static_cast<off_t>(size - wanted));
+  if (got <= 0) return "";
+  text.resize(static_cast<std::size_t>(got));
+  return model::output_tail(text);
+}
+
 }  // namespace
 
 CommandRunner::CommandRunner() {
+  m_stderr_file = stderr_file();
   const std::string path = helper_path();
   if (path.empty()) return;
   int requests[2], responses[2];
@@ -139,6 +175,7 @@ CommandRunner::CommandRunner() {
   ::posix_spawn_file_actions_init(&actions);
   ::posix_spawn_file_actions_adddup2(&actions, requests[0], 3);
   ::posix_spawn_file_actions_adddup2(&actions, responses[1], 4);
+  if (m_stderr_file >= 0) ::posix_spawn_file_actions_adddup2(&actions, m_stderr_file, 5);
   char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
   pid_t pid = 0;
   const int error = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
@@ -157,6 +194,7 @@ CommandRunner::CommandRunner() {
 
 CommandRunner::~CommandRunner() {
   stop_helper();
+  if (m_stderr_file >= 0) std::ignore = ::close(m_stderr_file);
 }
 
 void CommandRunner::stop_helper() noexcept {
@@ -172,6 +210,18 @@ void CommandRunner::stop_helper() noexcept {
 CommandRun CommandRunner::run(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                               bool show_output) {
   if (argv.empty()) throw Error("no command given");
+  // One run's stderr at a time: the file never holds more than the longest run wrote.
+  if (m_stderr_file >= 0 && ::ftruncate(m_stderr_file, 0) != 0) {
+    std::ignore = ::close(m_stderr_file);
+    m_stderr_file = -1;  // the runs' stderr goes to /dev/null from here on
+  }
+  CommandRun run = spawn(argv, timeout_s, show_output);
+  if (!run.ok() && !show_output) run.stderr_tail = read_stderr_tail(m_stderr_file);
+  return run;
+}
+
+CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
+                                std::optional<double> timeout_s, bool show_output) {
   if (m_helper_pid <= 0) return run_here(argv, timeout_s, show_output);
   std::string request;
   const auto put = [&request](const void* data, std::size_t size) {
@@ -232,7 +282,7 @@ CommandRun CommandRunner::run_here(const std::vector<std::string>& argv,
   args.reserve(argv.size() + 1);
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
-  const SpawnSetup setup(show_output);
+  const SpawnSetup setup(show_output, m_stderr_file);
 
   CommandRun run;
   pid_t pid = 0;
@@ -450,6 +500,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
       const CommandRun prepared = shell_step(*c.prepare);
       if (!prepared.ok()) {
         failure = CaseFailure{"error", "--prepare " + prepared.describe()};
+        outcome.failure_output = prepared.stderr_tail;
         break;
       }
     }
@@ -460,7 +511,10 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     if (!run.ok()) {
       ++failed_runs;
       failure_kinds.insert(run.failure_kind());
-      if (first_problem.empty()) first_problem = fmt::format("run {} {}", m.runs, run.describe());
+      if (first_problem.empty()) {
+        first_problem = fmt::format("run {} {}", m.runs, run.describe());
+        outcome.failure_output = run.stderr_tail;
+      }
       continue;
     }
     m.wall_ms.push_back(run.wall_ms);

@@ -22,6 +22,8 @@ struct CommandRun {
   std::optional<int> exit_code;    // set when the command exited
   std::optional<int> signal;       // set when a signal ended it
   bool timed_out = false;          // killed (with its process group) past the timeout
+  // A failed run's last lines of stderr (model::output_tail), unless its output was shown.
+  std::string stderr_tail;
 
   bool ok() const { return exit_code == 0 && !timed_out; }
   std::string describe() const;  // `exited with status 3`, `killed by signal 9 (SIGKILL)`, ...
@@ -30,8 +32,10 @@ struct CommandRun {
 };
 
 // Starts and times runs of commands. Each run is spawned (argv[0] searched in PATH) in its
-// own process group, stdin from /dev/null, stdout and stderr to /dev/null unless
-// show_output; a run still going after timeout_s is killed with its process group.
+// own process group, stdin from /dev/null, stdout to /dev/null and stderr to an unlinked file in
+// TMPDIR (emptied before each run, so it holds one run's stderr at most; /dev/null when it cannot
+// be made) unless show_output; a run still going after timeout_s is killed with its process
+// group.
 //
 // Runs start from benchledger-spawn, a small helper next to this program (or at
 // $BENCHLEDGER_SPAWN_HELPER), so that each run's max RSS is its own (see spawn_helper.cpp).
@@ -52,10 +56,13 @@ class CommandRunner {
   bool own_max_rss() const { return m_helper_pid > 0; }
 
  private:
+  CommandRun spawn(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                   bool show_output);
   CommandRun run_here(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                       bool show_output);
   void stop_helper() noexcept;
 
+  int m_stderr_file = -1;  // the runs' stderr, read after a failed one
   int m_helper_pid = -1;
   int m_requests = -1;   // write end, the helper's fd 3
   int m_responses = -1;  // read end, the helper's fd 4
@@ -116,6 +123,7 @@ struct CommandMeasurement {
 struct CommandOutcome {
   std::optional<CommandMeasurement> measurement;
   std::optional<CaseFailure> failure;  // every run failed, or --prepare failed
+  std::string failure_output;          // the first failed run's (or --prepare's) stderr_tail
   std::int64_t runs = 0, errors = 0;   // also set for a failure
   double seconds = 0;
 };

@@ -18,10 +18,11 @@ namespace benchledger::engine {
 
 // posix_spawn's attributes and file actions for a run, released on every path: its own process
 // group (a timeout kills the whole group), every signal at its default and none blocked, stdin
-// /dev/null, and stdout and stderr /dev/null unless `show_output`.
+// /dev/null, and unless `show_output` stdout /dev/null and stderr `stderr_fd` (a file that keeps
+// a failed run's last lines), or /dev/null when that is negative.
 class SpawnSetup {
  public:
-  explicit SpawnSetup(bool show_output) {
+  SpawnSetup(bool show_output, int stderr_fd) {
     ::posix_spawnattr_init(&m_attr);
     ::posix_spawn_file_actions_init(&m_actions);
     sigset_t none;
@@ -36,7 +37,11 @@ class SpawnSetup {
     ::posix_spawn_file_actions_addopen(&m_actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     if (!show_output) {
       ::posix_spawn_file_actions_addopen(&m_actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-      ::posix_spawn_file_actions_addopen(&m_actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+      if (stderr_fd >= 0) {
+        ::posix_spawn_file_actions_adddup2(&m_actions, stderr_fd, STDERR_FILENO);
+      } else {
+        ::posix_spawn_file_actions_addopen(&m_actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+      }
     }
   }
   ~SpawnSetup() {

@@ -12,8 +12,9 @@
 //   request:  int32 argc, argc x (int32 length, bytes), double timeout_s (<= 0: none),
 //             int32 show_output
 //   response: SpawnResponse (engine/spawn_protocol.hpp)
-// fds 0-2 are inherited: a run's stdin is /dev/null, its stdout and stderr /dev/null unless
-// show_output.
+// fds 0-2 are inherited: a run's stdin is /dev/null, its stdout /dev/null and its stderr fd 5 (a
+// file the engine truncates before each run and reads after a failed one; /dev/null when fd 5 is
+// not open) unless show_output.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -44,6 +45,7 @@ using benchledger::engine::wait_until;
 
 constexpr int k_requests = 3;
 constexpr int k_responses = 4;
+constexpr int k_stderr_file = 5;
 constexpr std::int32_t k_max_args = 65536;
 constexpr std::int32_t k_max_arg_bytes = 1 << 20;
 
@@ -115,9 +117,9 @@ void on_termination(int signal) {
   ::_exit(128 + signal);
 }
 
-SpawnResponse run(char** argv, double timeout_s, bool show_output) {
+SpawnResponse run(char** argv, double timeout_s, bool show_output, int stderr_fd) {
   SpawnResponse response{};
-  const SpawnSetup setup(show_output);
+  const SpawnSetup setup(show_output, stderr_fd);
   pid_t pid = 0;
   const std::int64_t start = monotonic_ns();
   const int error = ::posix_spawnp(&pid, argv[0], setup.actions(), setup.attr(), argv, environ);
@@ -172,6 +174,8 @@ int main() {
   const pid_t parent = ::getppid();
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != parent) return 1;
+  // Only the run's stderr is the file: no run inherits it as a descriptor of its own.
+  const int stderr_fd = ::fcntl(k_stderr_file, F_SETFD, FD_CLOEXEC) == 0 ? k_stderr_file : -1;
   while (true) {
     std::int32_t argc = 0;
     if (!read_exact(&argc, sizeof argc)) return 0;  // the engine is done
@@ -191,7 +195,7 @@ int main() {
     std::int32_t show_output = 0;
     if (!read_exact(&timeout_s, sizeof timeout_s) || !read_exact(&show_output, sizeof show_output))
       return 2;
-    const SpawnResponse response = run(argv, timeout_s, show_output != 0);
+    const SpawnResponse response = run(argv, timeout_s, show_output != 0, stderr_fd);
     for (std::int32_t i = 0; i < argc; ++i) std::free(argv[i]);
     std::free(argv);
     if (!write_exact(&response, sizeof response)) return 0;

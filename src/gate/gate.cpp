@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -19,6 +21,10 @@
 #include "gate/process.hpp"
 #include "gate/run_entries.hpp"
 #include "gate/worktree.hpp"
+#include "model/config_text.hpp"
+#include "model/failure.hpp"
+#include "model/output_tail.hpp"
+#include "model/redact.hpp"
 #include "stats/sequential.hpp"
 
 namespace benchledger::gate {
@@ -64,60 +70,105 @@ std::string short_commit(const std::string& commit) {
   return commit.substr(0, 12);
 }
 
-Config gate_config(const std::filesystem::path& worktree, const std::string& revision) {
-  const std::filesystem::path path = worktree / "benchledger.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    throw Error(fmt::format(
-        "{} has no benchledger.json: the gate reads its \"gate\" section (build and run) from the "
-        "head revision's benchledger.json at the repository root",
-        revision));
+// What one step wrote to stdout (unless captured) and stderr, kept apart from the gate's other
+// lines so that a failure quotes the step's own output, then added to the log in one piece (a
+// duet's two sides run steps at the same time).
+struct StepRun {
+  ProcessResult result;
+  std::string output;
+};
+
+std::mutex g_log_mutex;
+
+StepRun run_step(const std::vector<std::string>& argv, const SideState& side, bool capture_stdout,
+                 const std::vector<int>& cpus, const GateSettings& settings) {
+  const std::filesystem::path own_log = settings.work / (side.name + "-step.log");
+  std::error_code ignored;
+  std::filesystem::remove(own_log, ignored);
+  StepRun step;
+  step.result = run_process(argv, side.worktree->path(), own_log, capture_stdout, cpus);
+  {
+    std::ifstream in(own_log, std::ios::binary);
+    step.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  Config config = load_config(path);
-  if (!config.gate) {
-    throw Error(fmt::format(
-        "benchledger.json at {} has no \"gate\" section: add \"gate\": {{\"build\": \"...\", "
-        "\"run\": [\"...\"]}} (docs/ci-gate.md)",
-        revision));
-  }
-  return config;
+  std::filesystem::remove(own_log, ignored);
+  const std::lock_guard lock(g_log_mutex);
+  std::ofstream log(settings.log, std::ios::app | std::ios::binary);
+  log << step.output;
+  if (!step.output.empty() && step.output.back() != '\n') log << '\n';
+  if (!log) throw Error("cannot write the gate's log " + settings.log.string());
+  return step;
 }
 
-// BASE_REV's benchledger.json when it has a `gate` section: the configuration that judges the
-// change. Nothing when it has none (the change that adds the gate), and then HEAD_REV's judges;
-// nor when it cannot be read, with a warning: a broken file at the base must not block the change
-// that mends it.
-std::optional<Config> base_gate_config(const std::filesystem::path& worktree,
-                                       std::vector<std::string>& warnings) {
-  const std::filesystem::path path = worktree / "benchledger.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  try {
-    Config config = load_config(path);
-    if (!config.gate) return std::nullopt;
-    return config;
-  } catch (const Error& e) {
-    warnings.push_back(fmt::format(
-        "the base's benchledger.json cannot be read ({}): the head's configuration judges alone",
-        e.what()));
-    return std::nullopt;
+void log_line(const GateSettings& settings, const std::string& line) {
+  const std::lock_guard lock(g_log_mutex);
+  append_to_log(settings.log, line);
+}
+
+// A step's failure: the message (`subject` failed …) quotes the step's own output, never the
+// gate's lines before it.
+StepFailed step_failed(const SideState& side, const std::string& step, const std::string& subject,
+                       const std::string& command, const StepRun& done,
+                       const GateSettings& settings) {
+  StepFailed::Step failed{side.name,
+                          side.commit,
+                          step,
+                          model::redact_secrets(command),
+                          done.result.describe(),
+                          model::output_tail(done.output)};
+  std::string quoted;
+  for (std::size_t at = 0; at < failed.output.size();) {
+    std::size_t end = failed.output.find('\n', at);
+    if (end == std::string::npos) end = failed.output.size();
+    quoted += "  " + failed.output.substr(at, end - at) + "\n";
+    at = end + 1;
   }
+  const std::string message =
+      failed.output.empty()
+          ? fmt::format("{} failed ({}) and printed nothing (the gate's log: {})", subject,
+                        failed.outcome, settings.log.string())
+          : fmt::format("{} failed ({}); the end of its output:\n{}(all of it in {})", subject,
+                        failed.outcome, quoted, settings.log.string());
+  return StepFailed(message, std::move(failed));
 }
 
 void run_shell_step(const SideState& side, const std::string& what, const std::string& command,
                     const GateSettings& settings) {
-  append_to_log(settings.log, fmt::format("== {} of {} ({}): {}", what, side.name,
-                                          short_commit(side.commit), command));
-  const ProcessResult done =
-      run_process({"/bin/sh", "-c", command}, side.worktree->path(), settings.log, false);
+  log_line(settings, fmt::format("== {} of {} ({}): {}", what, side.name, short_commit(side.commit),
+                                 command));
+  const StepRun done = run_step({"/bin/sh", "-c", command}, side, false, {}, settings);
   throw_if_stopped();
-  if (!done.ok()) {
-    const std::string message =
-        fmt::format("the {} of {} ({}) failed ({}); the end of its output:\n{}(all of it in {})",
-                    what, side.name, short_commit(side.commit), done.describe(),
-                    log_tail(settings.log, 15), settings.log.string());
-    if (what == "build") throw BuildFailed(message, side.name);
-    throw Error(message);
+  if (!done.result.ok()) {
+    StepFailed failed = step_failed(
+        side, what, fmt::format("the {} of {} ({})", what, side.name, short_commit(side.commit)),
+        command, done, settings);
+    if (what == "build") throw BuildFailed(failed.what(), failed.step());
+    throw failed;
+  }
+}
+
+// The failed cases of a round, each with the last lines of its stderr, in the log: a comparison
+// shows only the first round's failure of each case.
+void log_failed_cases(const Round& round, const std::string& what, const GateSettings& settings) {
+  for (const ResultRecord& result : round.results) {
+    const auto failure = model::failure_of(result);
+    if (!failure) continue;
+    std::string text =
+        fmt::format("== {}: {} failed ({})", what,
+                    result.params.empty() ? result.bench : case_key(result.bench, result.params),
+                    model::describe(*failure));
+    if (failure->output.empty()) {
+      text += "; it wrote nothing to stderr";
+    } else {
+      text += "; the end of its stderr:";
+      for (std::size_t at = 0; at < failure->output.size();) {
+        std::size_t end = failure->output.find('\n', at);
+        if (end == std::string::npos) end = failure->output.size();
+        text += "\n  " + failure->output.substr(at, end - at);
+        at = end + 1;
+      }
+    }
+    log_line(settings, text);
   }
 }
 
@@ -128,6 +179,75 @@ std::string join(const std::vector<std::string>& words) {
 }
 
 }  // namespace
+
+namespace {
+
+// The text of benchledger.json at `commit`, read with `git cat-file` (nothing checked out);
+// nothing when the commit has none.
+std::optional<std::string> config_text_at(const std::filesystem::path& repository,
+                                          const std::string& commit, const std::string& revision,
+                                          const std::filesystem::path& log) {
+  const std::string object = commit + ":benchledger.json";
+  append_to_log(log, "$ git cat-file blob " + object);
+  if (!run_process({"git", "cat-file", "-e", object}, repository, log, true).ok())
+    return std::nullopt;
+  const ProcessResult read =
+      run_process({"git", "cat-file", "blob", object}, repository, log, true);
+  if (!read.ok()) {
+    throw Error(
+        fmt::format("cannot read benchledger.json at {} ({}): git cat-file {} (the gate's "
+                    "log: {})",
+                    revision, short_commit(commit), read.describe(), log.string()));
+  }
+  return read.output;
+}
+
+// BASE_REV's benchledger.json when it has a `gate` section that `check_config` accepts: the
+// configuration that judges the change. Nothing when it has none (the change that adds the gate),
+// and then HEAD_REV's judges; nor when it cannot be read or checked, with a warning: a broken file
+// at the base must not block the change that mends it.
+std::optional<Config> base_gate_config(const std::filesystem::path& repository,
+                                       const std::string& commit, const std::string& revision,
+                                       const GateSettings& settings,
+                                       std::vector<std::string>& warnings) {
+  const std::string origin = "benchledger.json at " + revision;
+  try {
+    const std::optional<std::string> text =
+        config_text_at(repository, commit, revision, settings.log);
+    if (!text) return std::nullopt;
+    Config config = model::parse_config(*text, origin);
+    if (!config.gate) return std::nullopt;
+    if (settings.check_config) settings.check_config(config, origin);
+    return config;
+  } catch (const Error& e) {
+    warnings.push_back(fmt::format(
+        "the base's benchledger.json cannot be used ({}): the head's configuration judges alone",
+        e.what()));
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Config gate_config_at(const std::filesystem::path& repository, const std::string& commit,
+                      const std::string& revision, const std::filesystem::path& log) {
+  const std::string origin = "benchledger.json at " + revision;
+  const std::optional<std::string> text = config_text_at(repository, commit, revision, log);
+  if (!text) {
+    throw Error(fmt::format(
+        "{} ({}) has no benchledger.json: the gate reads its \"gate\" section (build and run) "
+        "from the head revision's benchledger.json at the repository root",
+        revision, short_commit(commit)));
+  }
+  Config config = model::parse_config(*text, origin);
+  if (!config.gate) {
+    throw Error(fmt::format(
+        "{} has no \"gate\" section: add \"gate\": {{\"build\": \"...\", \"run\": [\"...\"]}} "
+        "(docs/ci-gate.md)",
+        origin));
+  }
+  return config;
+}
 
 GateMeasurement measure_revisions(const GateSettings& settings) {
   std::mutex say_mutex;  // a duet's two sides report from two threads
@@ -142,19 +262,19 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
                   settings.base_revision, short_commit(head.commit), settings.head_revision));
 
   throw_if_stopped();
-  head.worktree =
-      std::make_unique<Worktree>(repository, head.commit, settings.work / "head", settings.log);
-  if (settings.keep_worktrees) head.worktree->keep();
   GateMeasurement out;
   out.base_commit = base.commit;
   out.head_commit = head.commit;
-  Config head_file = gate_config(head.worktree->path(), settings.head_revision);
-  base.worktree =
-      std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
-  if (settings.keep_worktrees) base.worktree->keep();
+  // Everything the configuration decides is checked before anything is checked out or built.
   // The change under review must not decide its own gate: base's section builds, measures and
   // judges; the head's only adds entries and a second judgement (docs/ci-gate.md).
-  if (std::optional<Config> base_file = base_gate_config(base.worktree->path(), out.warnings)) {
+  const std::string head_origin = "benchledger.json at " + settings.head_revision;
+  Config head_file = gate_config_at(repository, head.commit, settings.head_revision, settings.log);
+  if (settings.check_config) settings.check_config(head_file, head_origin);
+  std::string origin = head_origin;  // the file whose entries base's rounds run
+  if (std::optional<Config> base_file = base_gate_config(
+          repository, base.commit, settings.base_revision, settings, out.warnings)) {
+    origin = "benchledger.json at " + settings.base_revision;
     out.config = std::move(*base_file);
     out.head_config = std::move(head_file);
   } else {
@@ -166,18 +286,6 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   const Order order =
       settings.order.value_or(spec.duet.value_or(false) ? Order::duet : Order::interleaved);
   out.order = order;
-  // A duet needs its CPU sets before anything is built.
-  const std::array<std::vector<int>, 2> halves =
-      order == Order::duet ? cpu_halves() : std::array<std::vector<int>, 2>{};
-  throw_if_stopped();
-
-  if (spec.build) {
-    for (SideState* side : {&base, &head}) {
-      say("building " + side->name);
-      run_shell_step(*side, "build", *spec.build, settings);
-    }
-  }
-
   // rounds[entry][round]: the arguments of each entry's share in each round.
   const int wanted = settings.rounds.value_or(spec.rounds.value_or(k_default_rounds));
   std::vector<std::vector<std::vector<std::string>>> plan;
@@ -186,11 +294,34 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
     try {
       plan.push_back(round_arguments(run_list[i].words, wanted));
     } catch (const Error& e) {
-      throw Error(fmt::format("gate.run[{}] \"{}\": {}", i, run_list[i].text, e.what()));
+      throw Error(fmt::format("{}: field \"gate.run[{}]\" \"{}\": {}",
+                              run_list[i].head_only ? head_origin : origin, i, run_list[i].text,
+                              e.what()));
     }
     round_count = std::max(round_count, plan.back().size());
   }
   out.planned_rounds = static_cast<int>(round_count);
+  // A duet needs its CPU sets before anything is built.
+  const std::array<std::vector<int>, 2> halves =
+      order == Order::duet ? cpu_halves() : std::array<std::vector<int>, 2>{};
+
+  // A gate killed outright (SIGKILL) left its worktrees in git's list: their folders are gone by
+  // now (the command line removes what it can prove is a dead gate's), so git forgets them.
+  prune_worktrees(repository, settings.log);
+  head.worktree =
+      std::make_unique<Worktree>(repository, head.commit, settings.work / "head", settings.log);
+  if (settings.keep_worktrees) head.worktree->keep();
+  base.worktree =
+      std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
+  if (settings.keep_worktrees) base.worktree->keep();
+  throw_if_stopped();
+
+  if (spec.build) {
+    for (SideState* side : {&base, &head}) {
+      say("building " + side->name);
+      run_shell_step(*side, "build", *spec.build, settings);
+    }
+  }
 
   std::set<std::string> base_entry_cases;  // what base's entries measured on the head
   const auto warn = [&](const std::string& warning) {
@@ -221,24 +352,25 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
       argv.insert(argv.end(), share.begin(), share.end());
       const std::string what = fmt::format("round {} of {} ({}), gate.run[{}]", round + 1,
                                            side.name, short_commit(side.commit), entry);
-      append_to_log(settings.log, "== " + what + ": " + join(argv));
-      const ProcessResult done = run_process(argv, side.worktree->path(), settings.log, true, cpus);
+      log_line(settings, "== " + what + ": " + join(argv));
+      const StepRun done = run_step(argv, side, true, cpus, settings);
       throw_if_stopped();
       // 1: a case failed, and its record says how: the comparison judges it.
-      if (done.exit_code != 0 && done.exit_code != 1 && &side == &head &&
+      if (done.result.exit_code != 0 && done.result.exit_code != 1 && &side == &head &&
           run_list[entry].removed_by_head) {
         warn(fmt::format(
             "gate.run entry \"{}\", which the head's benchledger.json no longer has, could not "
             "run on head ({}): the head stopped running it, so its cases are missing there",
-            run_list[entry].text, done.describe()));
+            run_list[entry].text, done.result.describe()));
         continue;
       }
-      if (done.exit_code != 0 && done.exit_code != 1) {
-        throw Error(fmt::format("{}: `{}` failed ({}); the end of its output:\n{}(all of it in {})",
-                                what, join(argv), done.describe(), log_tail(settings.log, 15),
-                                settings.log.string()));
+      if (done.result.exit_code != 0 && done.result.exit_code != 1) {
+        throw step_failed(side, fmt::format("round {}, gate.run[{}]", round + 1, entry),
+                          fmt::format("{}: `{}`", what, model::redact_secrets(join(argv))),
+                          join(argv), done, settings);
       }
-      Round data = parse_round(done.output, what);
+      Round data = parse_round(done.result.output, what);
+      log_failed_cases(data, what, settings);
       if (&side == &head) {
         if (const auto left_out = keep_head_results(run_list[entry], data, base_entry_cases))
           warn(*left_out);

@@ -54,6 +54,10 @@ struct GateSettings {
   std::filesystem::path log;         // every step's output is appended here
   std::vector<std::string> command;  // the gate's own argv, for the pooled runs' `command`
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
+  // Checks HEAD_REV's configuration (read with `git cat-file`, before anything is checked out)
+  // beyond what load_config checks: `benchledger run`'s own flags in each gate.run entry. Throws
+  // Error; `origin` is how messages name the file (`benchledger.json at HEAD`). May be empty.
+  std::function<void(const Config& config, const std::string& origin)> check_config;
 };
 
 struct GateMeasurement {
@@ -80,23 +84,49 @@ struct GateMeasurement {
   std::map<std::string, std::map<std::string, compare::RoundCentres>> pairs;
 };
 
-// The `gate.build` of one side failed: `bisect` skips a commit that does not build.
-class BuildFailed : public Error {
+// A step of one side failed: its `gate.build`, its `prepare`, or a round's `benchledger run`
+// (exit 2 or worse). what() is the whole message; the parts are for a comment that says which
+// side and which step, and quotes the step's own output.
+class StepFailed : public Error {
  public:
-  BuildFailed(const std::string& message, std::string side)
-      : Error(message), m_side(std::move(side)) {}
-  const std::string& side() const { return m_side; }  // base or head
+  struct Step {
+    std::string side;     // base or head
+    std::string commit;   // the side's full commit id
+    std::string step;     // `build`, `prepare`, or `round 3, gate.run[0]`
+    std::string command;  // what was run, secrets redacted
+    std::string outcome;  // `exit status 7`, `killed by signal 9 (SIGKILL)`
+    // The last lines of the step's own output (stdout and stderr; bounded, secrets redacted,
+    // model::output_tail), without the gate's lines around it; empty when it printed nothing.
+    std::string output;
+  };
+  StepFailed(const std::string& message, Step step) : Error(message), m_step(std::move(step)) {}
+  const Step& step() const { return m_step; }
+  const std::string& side() const { return m_step.side; }
 
  private:
-  std::string m_side;
+  Step m_step;
 };
 
+// The `gate.build` of one side failed: `bisect` skips a commit that does not build.
+class BuildFailed : public StepFailed {
+ public:
+  using StepFailed::StepFailed;
+};
+
+// `benchledger.json` at `revision` (resolved to `commit`) of `repository`, read with git before
+// anything is checked out; messages name it `benchledger.json at REVISION`, never a path. Throws
+// Error when the revision has none, when it is malformed, or when it has no `gate` section.
+Config gate_config_at(const std::filesystem::path& repository, const std::string& commit,
+                      const std::string& revision, const std::filesystem::path& log);
+
 // Builds and measures both revisions. Throws Error for anything that keeps the gate from a
-// comparison: no repository, an unknown revision, no `gate` section at HEAD_REV, a failed
-// build (BuildFailed), prepare or `benchledger run` (exit 2 or worse; exit 1, a failed case, is
-// measured and judged by the comparison), each naming the side and the log. With a StopSignals
-// alive, a stop signal ends the step running and throws Stopped once it has ended; the worktrees go
-// first.
+// comparison: no repository, an unknown revision, no `gate` section at HEAD_REV or a gate.run
+// entry `run` would refuse (both before anything is checked out), a failed build (BuildFailed),
+// prepare or `benchledger run` (StepFailed: exit 2 or worse; exit 1, a failed case, is measured
+// and judged by the comparison), each naming the side and the log. The output of a failed case
+// (the last lines of its stderr, in its record) is also written to the log after its round. With a
+// StopSignals alive, a stop signal ends the step running and throws Stopped once it has ended; the
+// worktrees go first.
 GateMeasurement measure_revisions(const GateSettings& settings);
 
 }  // namespace benchledger::gate

@@ -1,5 +1,11 @@
 #include "gate/worktree.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -15,7 +21,81 @@ std::string first_line(const std::string& text) {
   return end == std::string::npos ? text : text.substr(0, end);
 }
 
+// The start time of process `pid` (field 22 of /proc/PID/stat, in clock ticks since boot), or
+// nothing when there is no such process.
+std::optional<unsigned long long> start_time(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return std::nullopt;
+  // The command name in parentheses may hold spaces: the fields count from after its ')'.
+  const std::size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string field;
+  for (int number = 3; fields >> field; ++number) {
+    if (number == 22) {
+      try {
+        return std::stoull(field);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+void prune_worktrees(const std::filesystem::path& repository, const std::filesystem::path& log) {
+  append_to_log(log, "$ git worktree prune");
+  const ProcessResult pruned = run_process({"git", "worktree", "prune"}, repository, log, false);
+  if (!pruned.ok()) append_to_log(log, "(git worktree prune " + pruned.describe() + ")");
+}
+
+void claim_work_directory(const std::filesystem::path& dir) {
+  const int pid = static_cast<int>(::getpid());
+  const auto started = start_time(pid);
+  // Renamed into place: a gate starting meanwhile reads the whole file or none.
+  const std::filesystem::path written = dir / (std::string(k_owner_file) + ".new");
+  std::ofstream out(written);
+  out << pid << ' ' << started.value_or(0) << '\n';
+  out.close();
+  std::error_code ec;
+  if (out) std::filesystem::rename(written, dir / k_owner_file, ec);
+  if (!out || ec) throw Error("cannot write " + (dir / k_owner_file).string());
+}
+
+void release_work_directory(const std::filesystem::path& dir) {
+  std::error_code ignored;
+  std::filesystem::remove(dir / k_owner_file, ignored);
+}
+
+std::vector<AbandonedDirectory> remove_abandoned_work_directories(
+    const std::filesystem::path& parent, const std::string& prefix) {
+  std::vector<AbandonedDirectory> removed;
+  // Without /proc no process would seem to be running: nothing is proven abandoned.
+  if (!start_time(static_cast<int>(::getpid()))) return removed;
+  std::error_code ec;
+  std::filesystem::directory_iterator entries(parent, ec);
+  if (ec) return removed;
+  for (const std::filesystem::directory_entry& entry : entries) {
+    if (!entry.path().filename().string().starts_with(prefix)) continue;
+    struct stat info {};
+    if (::lstat(entry.path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+        info.st_uid != ::getuid()) {
+      continue;
+    }
+    std::ifstream owner(entry.path() / k_owner_file);
+    int pid = 0;
+    unsigned long long started = 0;
+    if (!(owner >> pid >> started) || pid <= 0 || started == 0) continue;
+    const auto running_since = start_time(pid);
+    if (running_since && *running_since == started) continue;  // still at work
+    std::filesystem::remove_all(entry.path(), ec);
+    if (!ec) removed.push_back({entry.path(), pid});
+  }
+  return removed;
+}
 
 std::filesystem::path repository_root(const std::filesystem::path& start,
                                       const std::filesystem::path& log) {

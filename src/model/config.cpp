@@ -10,6 +10,7 @@
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
 
+#include "model/config_text.hpp"
 #include "model/json_reader.hpp"
 #include "model/ranges.hpp"
 #include "model/user_file.hpp"
@@ -293,6 +294,16 @@ double Config::deterministic_threshold_for(const std::string& bench, double fall
 Config load_config(const std::filesystem::path& path) {
   // Bounded, and a regular file only: a FIFO would block, a device might never end.
   const std::string text = model::read_input_file(path, k_max_config_bytes, "config file");
+  Config config = model::parse_config(text, path.string());
+  config.path = path;
+  return config;
+}
+
+Config model::parse_config(std::string_view text, const std::string& origin) {
+  if (text.size() > k_max_config_bytes) {
+    throw Error(fmt::format("{}: {} bytes, more than a config file may hold ({} bytes)", origin,
+                            text.size(), k_max_config_bytes));
+  }
   nlohmann::json json;
   // The same text again with its key order kept: thresholds are tried in file order, and
   // nlohmann::json sorts keys.
@@ -302,16 +313,15 @@ Config load_config(const std::filesystem::path& path) {
     // Within the limits: the same text parsed again is no deeper and holds no larger number.
     in_file_order = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": malformed JSON: " + e.what());
+    throw Error(origin + ": malformed JSON: " + e.what());
   } catch (const Error& e) {
-    throw Error(path.string() + ": " + e.what());
+    throw Error(origin + ": " + e.what());
   }
   try {
     const model::JsonReader reader(json, "");
     refuse_unknown_keys(reader, {"ledger", "project", "pg", "thresholds",
                                  "deterministic_thresholds", "run", "gate", "environment"});
     Config config;
-    config.path = path;
     if (reader.has("ledger")) config.ledger = reader.string("ledger");
     if (reader.has("project")) config.project = reader.string("project");
     if (reader.has("pg")) config.pg = reader.string("pg");
@@ -340,7 +350,7 @@ Config load_config(const std::filesystem::path& path) {
     if (reader.has("gate")) config.gate = read_gate(reader.object("gate"));
     return config;
   } catch (const Error& e) {
-    throw Error(path.string() + ": " + e.what());
+    throw Error(origin + ": " + e.what());
   }
 }
 

@@ -9,11 +9,14 @@ std::optional<ResultFailure> failure_of(const ResultRecord& result) {
 
 std::optional<ResultFailure> failure_of(std::string_view primary, const nlohmann::json& extra) {
   if (primary != "failed") return std::nullopt;
-  ResultFailure failure{"error", {}};
+  ResultFailure failure{"error", {}, {}};
   const auto found = extra.find("failure");
   if (found != extra.end() && found->is_object()) {
     failure.kind = found->value("kind", failure.kind);
     failure.message = found->value("message", std::string());
+    if (const auto output = found->find("stderr"); output != found->end() && output->is_string()) {
+      failure.output = output->get<std::string>();
+    }
   }
   return failure;
 }

@@ -14,6 +14,8 @@ namespace benchledger::model {
 struct ResultFailure {
   std::string kind;     // error, crashed or timeout
   std::string message;  // `every run failed (first: run 1 exited with status 3)`; may be empty
+  // The last lines of the failed run's stderr (`failure.stderr`, model::output_tail), or empty.
+  std::string output;
 };
 
 // The failure a result records, or nothing for a result that measured.

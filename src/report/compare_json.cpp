@@ -112,6 +112,7 @@ ordered_json comparison_to_json(const compare::ComparisonReport& report) {
     item["gate"] = c.fails_gate ? "fail" : "pass";
     const std::string remark = comparison_remark(c);
     item["remark"] = remark.empty() ? ordered_json(nullptr) : ordered_json(remark);
+    if (!c.failure_output.empty()) item["stderr"] = c.failure_output;
     cases.push_back(std::move(item));
   }
   json["cases"] = cases;

@@ -67,9 +67,12 @@ std::string render_comparison_junit(const compare::ComparisonReport& report) {
                        escape_xml(comparison_case_label(c) + " " + c.metric));
     const std::string text = describe(c);
     if (c.fails_gate) {
+      const std::string body = c.failure_output.empty()
+                                   ? text
+                                   : text + "\nthe last lines of its stderr:\n" + c.failure_output;
       out += fmt::format(
           ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-          compare::to_string(c.verdict), escape_xml(text), escape_xml(text));
+          compare::to_string(c.verdict), escape_xml(text), escape_xml(body));
     } else if (c.accepted) {
       out += fmt::format(
           ">\n      <system-out>{}; accepted by note {} ({}): {}</system-out>\n    </testcase>\n",

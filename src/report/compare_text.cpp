@@ -8,6 +8,7 @@
 
 #include "report/compare_render.hpp"
 #include "report/escape.hpp"
+#include "report/failure_render.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
 
@@ -252,6 +253,7 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
       remarks.push_back(fmt::format("  {} {}: {}", comparison_case_label(c), c.metric, remark));
   }
   if (!remarks.empty()) out += "\nnotes:\n" + fmt::format("{}\n", fmt::join(remarks, "\n"));
+  out += failure_output_text(report);
   if (!report.warnings.empty()) {
     out += "\n";
     for (const std::string& warning : report.warnings) out += "warning: " + warning + "\n";
@@ -291,6 +293,7 @@ std::string render_comparison_markdown(const ComparisonReport& report) {
     out += "\n";
   }
   out += fmt::format("\n{}. {}.\n", summary_text(report), settings_text(report));
+  out += failure_output_markdown(report);
   return out;
 }
 

@@ -661,6 +661,225 @@ def scenario_fewer_runs(s):
     expect_status(done, 0)
 
 
+# ---- What a gate that fails shows: every failure reaches the comment.
+
+def quick_config(run="--name work --runs 3 --warmup 0 -- sh work.sh", **gate):
+    """One round (and no extra ones: quick_gate): these scenarios are about what the gate says,
+    not what it finds."""
+    return json.dumps({"gate": {"run": [run], "rounds": 1, **gate}}) + "\n"
+
+
+def quick_gate(s, *flags, **revisions):
+    return s.run_gate("--budget", "0", *flags, **revisions)
+
+
+def scenario_crash_output(s):
+    """A benchmark that crashes shows the last lines of its stderr, bounded and with secrets
+    redacted, in every output and in gate.log."""
+    crash = ('i=0; while [ $i -lt 100 ]; do i=$((i + 1)); echo "noise $i" >&2; done\n'
+             'echo "panic: index out of range [5] with length 3 (password=hunter2)" >&2\n'
+             'exit 2\n')
+    s.commit({"work.sh": ":\n", "benchledger.json": quick_config()}, "base")
+    s.commit({"work.sh": crash}, "head: the benchmark panics")
+    done = quick_gate(s)
+    expect_status(done, 1)
+    expect_outputs(s)
+    # The rule hides the whole word after `password=`, its closing parenthesis too.
+    panic = "panic: index out of range [5] with length 3 (password=***"
+    texts = {name: (s.out / name).read_text()
+             for name in ("comparison.md", "comparison.txt", "comparison.xml", "gate.log")}
+    case = next(c for c in s.comparison()["cases"] if c["bench"] == "work")
+    texts["comparison.json"] = case.get("stderr", "")
+    if case["verdict"] != "failed":
+        fail(f"expected work to be failed: {case}")
+    for name, text in texts.items():
+        if panic not in text:
+            fail(f"{name} does not show the panic with its password redacted:\n{text}")
+        if "hunter2" in text:
+            fail(f"{name} shows the password")
+    # Bounded: the last 20 lines, the panic and the 19 before it.
+    lines = case["stderr"].splitlines()
+    if len(lines) != 20 or lines[0] != "noise 82" or lines[-1] != panic:
+        fail(f"expected the last 20 lines of stderr, noise 82 to the panic: {lines}")
+    if "```text\nnoise 82" not in texts["comparison.md"]:
+        fail(f"comparison.md does not quote the stderr in a code block:\n{texts['comparison.md']}")
+    if "work failed (error: every run failed" not in texts["gate.log"]:
+        fail(f"gate.log does not say which case failed how:\n{texts['gate.log']}")
+
+
+class CommentStub:
+    """The GitHub API as ci/gate.sh uses it, on loopback: it keeps the comment posted."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        stub = self
+        self.posted = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self.answer(200, b"[]")
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if self.headers.get("Authorization") != "Bearer t0ken":
+                    self.answer(401, b"{}")
+                    return
+                stub.posted.append((self.path, json.loads(body)["body"]))
+                self.answer(201, b"{}")
+
+            def answer(self, status, body):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def close(self):
+        self.server.shutdown()
+
+
+def scenario_step_failed(s):
+    """A failed build or prepare still writes all four outputs (the side, the step, the end of its
+    own output), and ci/gate.sh posts them and exits 2."""
+    s.commit({"work.sh": ":\n", "build.sh": "echo compiled\n", "prepare.sh": ":\n",
+              "benchledger.json": quick_config(build="sh build.sh", prepare="sh prepare.sh")},
+             "base")
+    s.commit({"build.sh": "echo 'compiling main.c'\necho \"main.c:3: error: expected ';'\" >&2\n"
+                          "exit 7\n"}, "head: the build breaks")
+    stub = CommentStub()
+    env = dict(s.env, BENCHLEDGER_BIN=str(s.prefix / "bin" / "benchledger"),
+               BENCHLEDGER_GATE_OUT=str(s.out), BENCHLEDGER_GATE_COMMENT="github",
+               GITHUB_API_URL=stub.url, GITHUB_TOKEN="t0ken", GITHUB_REPOSITORY="o/r",
+               BENCHLEDGER_GATE_PR="7")
+    try:
+        done = sh([str(SOURCE / "ci" / "gate.sh"), "HEAD~1", "--", "--budget", "0"], s.repo, env,
+                  check=False)
+    finally:
+        stub.close()
+    expect_status(done, 2)
+    expect_outputs(s)
+    error = s.comparison()["error"]
+    if (s.comparison()["state"], error["side"], error["step"], error["outcome"]) != \
+            ("error", "head", "build", "exit status 7"):
+        fail(f"comparison.json does not say that head's build exited 7: {s.comparison()}")
+    if error["output"] != "compiling main.c\nmain.c:3: error: expected ';'":
+        fail(f"the build's output is not its own (the gate's lines are not its): {error['output']!r}")
+    md = (s.out / "comparison.md").read_text()
+    for want in ("the build of head failed", "exit status 7", "main.c:3: error: expected ';'"):
+        if want not in md:
+            fail(f"comparison.md does not say {want!r}:\n{md}")
+    for name in ("comparison.md", "comparison.txt", "comparison.xml"):
+        text = (s.out / name).read_text()
+        if "worktree" in text or "HEAD is now at" in text or "main.c:3" not in text:
+            fail(f"{name} quotes the gate's own lines, or not the build's:\n{text}")
+    if [path for path, _ in stub.posted] != ["/repos/o/r/issues/7/comments"] or \
+            "main.c:3: error" not in stub.posted[0][1]:
+        fail(f"ci/gate.sh did not post the failed build's comment: {stub.posted}\n{done.stderr}")
+    # A prepare that fails: the same, naming the step.
+    s.commit({"build.sh": "echo compiled\n",
+              "prepare.sh": "echo 'fixture.json: No such file or directory' >&2; exit 3\n"},
+             "head: the build works, its prepare does not")
+    done = quick_gate(s, base="HEAD~2")
+    expect_status(done, 2)
+    expect_outputs(s)
+    error = s.comparison()["error"]
+    if (error["side"], error["step"], error["output"]) != \
+            ("head", "prepare", "fixture.json: No such file or directory"):
+        fail(f"comparison.json does not say that head's prepare failed how: {error}")
+    if "the prepare of head failed" not in (s.out / "comparison.md").read_text():
+        fail("comparison.md does not name the prepare of head")
+
+
+def scenario_entry_checked(s):
+    """gate.run entries are parsed as `run` parses them before anything is checked out, and every
+    message names benchledger.json at the revision, never a temporary path."""
+    s.commit({"work.sh": ":\n", "benchledger.json": quick_config()}, "base")
+    cases = (
+        ("--nmae work --runs 3 -- sh work.sh", "--nmae"),
+        ("--name work --show-output --runs 3 -- sh work.sh", "--show-output"),
+        ("--name work --runs 0 -- sh work.sh", "--runs"),
+        ("--name work --label x -- sh work.sh", "--label"),
+    )
+    for entry, names in cases:
+        s.commit({"benchledger.json": quick_config(run=entry)}, f"head: {entry}")
+        done = quick_gate(s)
+        expect_status(done, 2)
+        if 'benchledger.json at HEAD: field "gate.run[0]": ' not in done.stderr or \
+                names not in done.stderr:
+            fail(f"{entry}: the error does not name benchledger.json at HEAD, gate.run[0] and "
+                 f"{names}:\n{done.stderr}")
+        if "worktree add" in (s.out / "gate.log").read_text():
+            fail(f"{entry}: the gate checked out a revision before refusing its configuration")
+        if names not in (s.out / "comparison.md").read_text():
+            fail(f"{entry}: comparison.md does not say what was refused")
+    # A judging option that only compare checks is checked as early.
+    s.commit({"benchledger.json": quick_config(**{"fail-on": ["regresion"]})}, "head: a typo")
+    done = quick_gate(s)
+    expect_status(done, 2)
+    if 'benchledger.json at HEAD: field "gate.fail-on": ' not in done.stderr or \
+            "worktree add" in (s.out / "gate.log").read_text():
+        fail(f"gate.fail-on was not refused before the checkouts, naming it:\n{done.stderr}")
+    s.commit({"benchledger.json": '{"gate": {"run": ["-- true"], "rounds": "many"}}\n'},
+             "head: a malformed section")
+    done = quick_gate(s, head="main")
+    expect_status(done, 2)
+    if 'benchledger.json at main: field "gate.rounds"' not in done.stderr or \
+            "benchledger-gate-" in done.stderr:
+        fail(f"the error does not name benchledger.json at main, or names a path:\n{done.stderr}")
+
+
+def scenario_killed(s):
+    """A gate started after one killed outright (SIGKILL) removes the killed gate's folders and
+    worktrees; a live gate's and a kept one's stay."""
+    import signal
+    import time
+    slow, pid_file = s.root / "slow", s.root / "build.pid"
+    build = f'if [ -f {slow} ]; then echo $$ > {pid_file}; exec sleep 300; fi'
+    s.commit({"work.sh": ":\n", "benchledger.json": quick_config(build=build)}, "base")
+    s.commit({"README": "head\n"}, "head")
+    done = quick_gate(s, "--keep-worktrees")
+    expect_status(done, 0)
+    kept = [p for p in s.root.glob("benchledger-gate-*")]
+    if len(kept) != 1:
+        fail(f"expected one kept folder: {kept}")
+    slow.write_text("")
+    gate = subprocess.Popen([str(s.gate), "HEAD~1", "--out", str(s.root / "killed")], cwd=s.repo,
+                            env=s.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(600):  # bounded waits, not timings
+        if pid_file.is_file() and pid_file.read_text().strip():
+            break
+        if gate.poll() is not None:
+            fail("the gate ended before its build started")
+        time.sleep(0.1)
+    else:
+        fail("the build did not start within a minute")
+    gate.kill()
+    gate.wait()
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    left = [p for p in s.root.glob("benchledger-gate-*") if p not in kept]
+    listed = s.git("worktree", "list").stdout.strip().splitlines()
+    if len(left) != 1 or len(listed) != 5:
+        fail(f"expected the killed gate's folder and worktrees to be left: {left}, {listed}")
+    slow.unlink()
+    done = quick_gate(s)
+    expect_status(done, 0)
+    if f"removed {left[0]}, left by a gate that was killed (pid {gate.pid})" not in done.stderr:
+        fail(f"the gate does not say that it removed the killed gate's folder:\n{done.stderr}")
+    if left[0].exists() or not kept[0].is_dir():
+        fail(f"expected {left[0]} removed and {kept[0]} kept")
+    listed = s.git("worktree", "list").stdout.strip().splitlines()
+    if len(listed) != 3 or any(str(left[0]) in line for line in listed):
+        fail(f"expected the repository and the two kept worktrees: {listed}")
+
+
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items()
              if name.startswith("scenario_")}
 

@@ -13,6 +13,14 @@ add_test(NAME gate_ci_script_cli_test
          COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/gate_ci_test.py
                  $<TARGET_FILE:benchledger_cli> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/go-cache)
 set_tests_properties(gate_ci_script_cli_test PROPERTIES LABELS cli)
+# What a gate that fails shows: a crashed benchmark's stderr, a failed build's or prepare's comment,
+# a gate.run entry refused before anything is checked out, a killed gate's worktrees removed.
+foreach(scenario crash_output step_failed entry_checked killed)
+  add_test(NAME gate_${scenario}_cli_test
+           COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/gate_test.py
+                   ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${scenario})
+  set_tests_properties(gate_${scenario}_cli_test PROPERTIES LABELS cli)
+endforeach()
 # `benchledger bisect` end to end: a scratch repository whose benchmark got 30% slower at one commit.
 add_test(NAME bisect_cli_test COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/bisect_test.py
                                       $<TARGET_FILE:benchledger_cli>)

@@ -11,6 +11,8 @@
 
 #include <benchledger/config.hpp>
 #include <benchledger/error.hpp>
+
+#include "model/config_text.hpp"
 #include "support/scratch_dir.hpp"
 
 using namespace benchledger;
@@ -111,6 +113,21 @@ TEST_CASE("a gate section that cannot work is refused, naming the key") {
                     Catch::Contains("field \"gate.round\": unknown key"));
   // A command's own flags after `--` are the command's.
   CHECK_NOTHROW(load_config(write_config(R"({"gate": {"run": ["-- tool --format json"]}})")));
+}
+
+TEST_CASE("a config file's text read from a revision is named by its origin, not a path") {
+  const Config config =
+      model::parse_config(R"({"gate": {"run": ["--runs 3 -- x"]}})", "benchledger.json at HEAD");
+  REQUIRE(config.gate);
+  CHECK(config.path.empty());
+  CHECK_THROWS_WITH(
+      model::parse_config(R"({"gate": {"run": ["--label=x"]}})", "benchledger.json at v1.2"),
+      Catch::StartsWith("benchledger.json at v1.2: field \"gate.run[0]\": --label is the gate's"));
+  CHECK_THROWS_WITH(model::parse_config("{", "benchledger.json at HEAD"),
+                    Catch::StartsWith("benchledger.json at HEAD: malformed JSON"));
+  CHECK_THROWS_WITH(
+      model::parse_config(std::string(17 * 1024 * 1024, ' '), "benchledger.json at HEAD"),
+      Catch::Contains("more than a config file may hold"));
 }
 
 TEST_CASE("the gate section's judging options are read in the command line's words") {

@@ -1,0 +1,27 @@
+// The last lines of a program's output as benchledger records and shows them: a failed run's
+// stderr in its result record, a failed build's output in the gate's comment. Both are kept and
+// posted where anyone may read them, so the tail is bounded and goes through the one redaction
+// rule (model/redact.hpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace benchledger::model {
+
+// Enough to show why a program failed (a panic's message and the frames below it), little
+// enough for a pull-request comment that lists several failed cases.
+inline constexpr std::size_t k_tail_lines = 20;
+inline constexpr std::size_t k_tail_bytes = 4096;
+
+// The last `max_lines` lines of `text`, from at most its last `max_bytes` bytes (starting at a
+// line where those bytes hold a line break), each through redact_secrets(); of a line with
+// carriage returns, what follows the last (a progress bar's last state), bytes that are not UTF-8
+// become U+FFFD and control characters other than tab are dropped, so that the result is valid
+// in JSON, XML and Markdown alike. Blank lines at either end are left out; the lines are joined
+// by '\n' with none at the end. Empty when the text holds nothing but white space.
+std::string output_tail(std::string_view text, std::size_t max_lines = k_tail_lines,
+                        std::size_t max_bytes = k_tail_bytes);
+
+}  // namespace benchledger::model
