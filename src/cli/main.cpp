@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ int main(int argc, char** argv) {
   // `bench-run --version` is `benchledger run --version`: each subcommand answers it too.
   for (auto& [subcommand, runner] : runners) subcommand->set_version_flag("--version", version);
 
+  if (args.empty()) {
+    // A bare `benchledger` is someone finding their way: the subcommands, not only "A subcommand
+    // is required".
+    std::cerr << app.help();
+    return 2;
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   return run_command_line(
       "benchledger", app, [&] { app.parse(reversed); },

@@ -14,6 +14,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/number_flag.hpp"
+#include "cli/run_import.hpp"
 #include "cli/run_postgres.hpp"
 #include "cli/run_steps.hpp"
 #include "engine/stop_signals.hpp"
@@ -138,11 +139,18 @@ int measure_and_append(const RunOptions& o, const RunRequest& request, const Run
   // writers that do not come through here).
   model::redact_record(run);
   for (ResultRecord& result : measured.results) model::redact_record(result);
-  const std::vector<Record> batch = batch_of(run, measured.results);
   engine::throw_if_stopped();  // a run stopped before its append appends nothing
   std::unique_ptr<ledger::Store> store;
-  if (!o.dry_run) {
-    store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
+  if (!o.dry_run) store = ledger::open_store(o.ledger.value_or(ledger::default_ledger_uri()));
+  if (store && !o.imports.empty()) {
+    // Kept with the run, so that compare and report show it too, not only this terminal. A
+    // warning, not a refusal: one file as both sides is sometimes meant (a check that compare
+    // calls identical results unchanged), and an invalidate note takes a run out later.
+    for (std::string& warning : repeated_imports(run, *store))
+      run.warnings.push_back(model::redact_secrets(warning));
+  }
+  const std::vector<Record> batch = batch_of(run, measured.results);
+  if (store) {
     store->append(batch);
     appended = true;
   }

@@ -2,6 +2,8 @@
 #include "cli/run_import.hpp"
 
 #include <iostream>
+#include <limits>
+#include <map>
 
 #include <benchledger/error.hpp>
 
@@ -33,14 +35,16 @@ std::vector<ResultRecord> import_into_run(
     }
     warnings.insert(warnings.end(), imported.warnings.begin(), imported.warnings.end());
     const import::FileEnvironment& stated = imported.environment;
-    files.push_back({{"file", file},
-                     {"format", imported.format},
-                     {"tool_version", stated.tool_version ? nlohmann::json(*stated.tool_version)
-                                                          : nlohmann::json()},
-                     {"measured_at",
-                      stated.measured_at ? nlohmann::json(*stated.measured_at) : nlohmann::json()},
-                     {"env_from_file", stated.from_file},
-                     {"facts", stated.facts}});
+    files.push_back(
+        {{"file", file},
+         {"format", imported.format},
+         {"tool_version",
+          stated.tool_version ? nlohmann::json(*stated.tool_version) : nlohmann::json()},
+         {"measured_at",
+          stated.measured_at ? nlohmann::json(*stated.measured_at) : nlohmann::json()},
+         {"env_from_file", stated.from_file},
+         {"sha256", imported.sha256.empty() ? nlohmann::json() : nlohmann::json(imported.sha256)},
+         {"facts", stated.facts}});
     if (!file_env) {
       file_env = stated.env;
       first_file = file;
@@ -59,6 +63,41 @@ std::vector<ResultRecord> import_into_run(
   run.header.extra["imported"] = {{"env", env_from_here ? "here" : "file"}, {"files", files}};
   run.warnings.insert(run.warnings.end(), warnings.begin(), warnings.end());
   return results;
+}
+
+std::vector<std::string> repeated_imports(const RunRecord& run, const ledger::Store& store) {
+  const auto files_of = [](const RunRecord& r) {
+    const auto imported = r.header.extra.find("imported");
+    if (imported == r.header.extra.end() || !imported->is_object()) return nlohmann::json::array();
+    const auto files = imported->find("files");
+    return files != imported->end() && files->is_array() ? *files : nlohmann::json::array();
+  };
+  std::map<std::string, std::string> ours;  // sha256 -> the file
+  for (const nlohmann::json& file : files_of(run)) {
+    if (file.contains("sha256") && file["sha256"].is_string() && file.contains("file"))
+      ours.emplace(file["sha256"].get<std::string>(), file["file"].dump());
+  }
+  std::vector<std::string> warnings;
+  if (ours.empty()) return warnings;
+  const ledger::RunSelector every_run;  // latest, without a limit below: every run, newest first
+  for (const RunRecord& earlier :
+       store.find_runs(every_run, std::numeric_limits<std::size_t>::max())) {
+    for (const nlohmann::json& file : files_of(earlier)) {
+      if (!file.contains("sha256") || !file["sha256"].is_string()) continue;
+      const auto same = ours.find(file["sha256"].get<std::string>());
+      if (same == ours.end()) continue;
+      warnings.push_back(
+          same->second + " has the same content as " +
+          (file.contains("file") ? file["file"].dump() : std::string("the file")) +
+          ", imported by run " + earlier.header.id +
+          (earlier.label ? " (" + *earlier.label + ")" : std::string()) +
+          ": its results are in the ledger twice (a note of kind invalidate on one run leaves it "
+          "out of comparisons)");
+      ours.erase(same);  // the newest earlier import is the one to name
+    }
+    if (ours.empty()) break;
+  }
+  return warnings;
 }
 
 }  // namespace benchledger::cli

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
 
 #include "import/import.hpp"
@@ -22,5 +23,11 @@ namespace benchledger::cli {
 std::vector<ResultRecord> import_into_run(
     const std::vector<std::pair<std::string, std::string>>& imports, const std::string& mapping,
     RunRecord& run, bool env_from_here, bool quiet, import::Partial partial);
+
+// A warning for each file of `run` (imported by import_into_run) whose bytes an earlier run of
+// `store` imported already (the same sha256 in its `imported.files`), naming the file and the
+// newest such run: appending it puts the same results in the ledger twice. Empty when there is
+// none. Throws Error when the store cannot be read.
+std::vector<std::string> repeated_imports(const RunRecord& run, const ledger::Store& store);
 
 }  // namespace benchledger::cli

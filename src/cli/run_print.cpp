@@ -10,6 +10,7 @@
 #include "cli/run_steps.hpp"
 #include "model/failure.hpp"
 #include "report/format.hpp"
+#include "report/text_fields.hpp"
 
 namespace benchledger::cli {
 namespace {
@@ -62,11 +63,11 @@ using VaryingParams = std::map<std::string, std::map<std::string, std::set<std::
 
 SummaryRow summary_row(const ResultRecord& r, VaryingParams& seen) {
   SummaryRow row;
-  std::string name = r.bench;
+  Params varying;
   for (const auto& [key, value] : r.params) {
-    if (seen[r.bench][key].size() > 1) name += " " + key + "=" + to_string(value);
+    if (seen[r.bench][key].size() > 1) varying.emplace(key, value);
   }
-  row.cells.push_back(name);
+  row.cells.push_back(report::case_label(r.bench, varying));
   if (model::failure_of(r)) {
     row.failure = failure_text(r);
     return row;

@@ -401,6 +401,44 @@ std::optional<std::string> unfilled_placeholder(const std::string& text,
   return std::nullopt;
 }
 
+// A scan's name: the command as written without the words that hold a placeholder, and without
+// the option just before one that is its value (`sleep 0.0{ms}` is `sleep`, `./app --n {n}
+// --check` is `./app --check`): the params carry the values, and a `{ms}` left in the name would
+// read as a placeholder nobody filled. When every word goes, the command with each `{name}`
+// written as its name.
+std::string scan_name(const std::string& command, const std::set<std::string>& names) {
+  const auto has_placeholder = [&names](const std::string& word) {
+    return std::any_of(names.begin(), names.end(), [&word](const std::string& name) {
+      return word.find("{" + name + "}") != std::string::npos;
+    });
+  };
+  std::vector<std::string> kept;
+  bool previous_kept = false;
+  for (std::size_t at = 0; at < command.size();) {
+    std::size_t end = command.find(' ', at);
+    if (end == std::string::npos) end = command.size();
+    const std::string word = command.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (has_placeholder(word)) {
+      if (previous_kept && kept.back().starts_with('-') && !word.starts_with('-')) kept.pop_back();
+      previous_kept = false;
+    } else {
+      kept.push_back(word);
+      previous_kept = true;
+    }
+  }
+  if (!kept.empty()) return join(kept);
+  std::string name = command;
+  for (const std::string& placeholder : names) {
+    const std::string written = "{" + placeholder + "}";
+    for (std::size_t found = name.find(written); found != std::string::npos;
+         found = name.find(written, found))
+      name.replace(found, written.size(), placeholder);
+  }
+  return name;
+}
+
 }  // namespace
 
 std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOverrides& params,
@@ -433,8 +471,8 @@ std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOver
   if (spec.cleanup) check_placeholders(*spec.cleanup, "--cleanup");
   const std::string written = join(spec.command);
   // The name is recorded: no credential of the command line goes into it (model/redact.hpp).
-  const std::string name =
-      spec.name ? model::redact_secrets(*spec.name) : join(model::redact_command(spec.command));
+  const std::string name = spec.name ? model::redact_secrets(*spec.name)
+                                     : scan_name(join(model::redact_command(spec.command)), names);
   std::vector<CommandCase> cases;
   std::vector<std::size_t> index(params.size(), 0);
   while (true) {

@@ -83,7 +83,7 @@ CapturedRun run_capturing_stdout(const std::vector<std::string>& argv);
 
 // One combination of params of a command.
 struct CommandCase {
-  std::string bench;  // --name, else the command as written (placeholders unfilled)
+  std::string bench;  // --name, else the command as written without the words of placeholders
   Params params;
   std::vector<std::string> argv;       // placeholders filled
   std::optional<std::string> prepare;  // shell command before each run, placeholders filled

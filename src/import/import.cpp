@@ -355,21 +355,41 @@ ImportedResults import_file(const std::string& format, const std::filesystem::pa
   const std::string content = model::read_input_file(path, k_max_import_bytes, "");
   const std::string origin = path.string();
   const std::string chosen = format == "auto" ? detect_format(content, origin) : format;
-  ImportedResults imported = chosen == "google-benchmark"   ? read_google_benchmark(content, origin)
-                             : chosen == "hyperfine"        ? read_hyperfine(content, origin)
-                             : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
-                             : chosen == "go-test"          ? read_go_test(content, origin, partial)
-                             : chosen == "catch2"           ? read_catch2_xml(content, origin)
-                             : chosen == "asv"              ? read_asv_file(content, path)
-                             : chosen == "mitata"           ? read_mitata(content, origin)
-                             : chosen == "criterion"        ? read_criterion(path, partial)
-                             : chosen == "jmh"              ? read_jmh(content, origin, partial)
-                             : chosen == "vitest"           ? read_vitest(content, origin)
-                             : chosen == "tinybench"        ? read_tinybench(content, origin)
-                             : chosen == "ndjson" ? read_mapped_ndjson(content, origin, mapping)
-                             : chosen == "csv"    ? read_mapped_csv(content, origin, mapping)
-                                                  : read_pyperf(content, origin);
+  const auto read = [&] {
+    return chosen == "google-benchmark"   ? read_google_benchmark(content, origin)
+           : chosen == "hyperfine"        ? read_hyperfine(content, origin)
+           : chosen == "pytest-benchmark" ? read_pytest_benchmark(content, origin)
+           : chosen == "go-test"          ? read_go_test(content, origin, partial)
+           : chosen == "catch2"           ? read_catch2_xml(content, origin)
+           : chosen == "asv"              ? read_asv_file(content, path)
+           : chosen == "mitata"           ? read_mitata(content, origin)
+           : chosen == "criterion"        ? read_criterion(path, partial)
+           : chosen == "jmh"              ? read_jmh(content, origin, partial)
+           : chosen == "vitest"           ? read_vitest(content, origin)
+           : chosen == "tinybench"        ? read_tinybench(content, origin)
+           : chosen == "ndjson"           ? read_mapped_ndjson(content, origin, mapping)
+           : chosen == "csv"              ? read_mapped_csv(content, origin, mapping)
+                                          : read_pyperf(content, origin);
+  };
+  ImportedResults imported;
+  try {
+    imported = read();
+  } catch (const Error& e) {
+    // The usual cause of a named format refusing a file is the wrong name: say which format the
+    // file looks like, when detection recognises another one.
+    if (format == "auto" || mapped) throw;
+    std::optional<std::string> looks_like;
+    try {
+      looks_like = detect_format(content, origin);
+    } catch (const Error&) {
+      // Not a format benchledger recognises: the reader's own message says why.
+    }
+    if (!looks_like || *looks_like == chosen) throw;
+    throw Error(std::string(e.what()) + " (" + origin + " looks like " + *looks_like +
+                " output: --import " + *looks_like + ")");
+  }
   imported.format = chosen;
+  if (chosen != "criterion") imported.sha256 = sha256_hex(content);
   return imported;
 }
 

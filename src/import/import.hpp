@@ -43,6 +43,9 @@ struct ImportedResults {
   std::vector<std::string> warnings;  // for the run's warnings (a debug build, no samples, ...)
   FileEnvironment environment;
   std::string format;  // the format read: the one asked for, or the one `auto` chose
+  // The SHA-256 of the file's bytes (hex), which the run records to tell a file imported twice;
+  // empty for criterion, which reads a folder.
+  std::string sha256;
 };
 
 // google-benchmark's JSON (--benchmark_format=json or --benchmark_out). One result per

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/comparison.hpp"
+#include "report/document.hpp"
 
 namespace benchledger::report {
 
@@ -20,9 +21,23 @@ namespace benchledger::report {
 // to verdicts and the gate line.
 std::string render_comparison_table(const compare::ComparisonReport& report, bool colour);
 
-// GitHub-flavoured Markdown: a heading with the gate, warnings as quotes, the table, and the
-// summary, ready to post as a pull-request comment.
+// GitHub-flavoured Markdown, ready to post as a pull-request comment: a heading with the gate,
+// the runs, the count per verdict, the warnings folded into one collapsed <details>, then
+// comparison_table_blocks() of every case.
 std::string render_comparison_markdown(const compare::ComparisonReport& report);
+
+// The one table of a comparison that people read: compare's Markdown, the gate's
+// comparison.md and the report's Comparison section all show it. The table (verdict, case,
+// metric, the base's and current's medians, the change with its interval, the samples) has a
+// row per case of `cases` (which point into report.cases, in the order to show); then the
+// params every row shares, a legend of the columns and of the verdicts shown, how the verdicts
+// were reached in plain words (the method names a link to docs/statistics.md when the build
+// knows where it is published), and a remark per case that has one (the accepting note, the
+// change its samples could detect, compare's remark, why the medians moved by an amount
+// outside the change's interval).
+std::vector<Block> comparison_table_blocks(
+    const compare::ComparisonReport& report,
+    const std::vector<const compare::CaseComparison*>& cases);
 
 // The JSON object of docs/ci-gate.md: base, current, options, warnings, cases, summary, gate.
 // Changes and intervals are in percent; an infinite detectable change is null.
@@ -69,6 +84,10 @@ std::string setting_change_text(const compare::SettingChange& change);  // `key:
 std::string accepted_by_change_text(const compare::CaseComparison& c);
 // ` (1 case accepted by this change)` after a passing gate's word and title; empty without one.
 std::string accepted_by_change_suffix(const compare::ComparisonReport& report);
+// When the medians moved by an amount outside the interval of the change (skewed samples, or
+// rounds that drifted while the pairs did not), why the two disagree: a reader sees both and
+// would take it for an error. Empty otherwise.
+std::string medians_note(const compare::CaseComparison& c);
 // The case's remark followed by format_detectable, "; "-separated; empty when there is neither.
 std::string comparison_remark(const compare::CaseComparison& c);
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/content.hpp"
 #include "report/escape.hpp"
 #include "report/failure_render.hpp"
 #include "report/format.hpp"
@@ -244,6 +245,8 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
   std::vector<std::string> remarks;
   for (const CaseComparison& c : report.cases) {
     std::string remark = comparison_remark(c);
+    if (const std::string note = medians_note(c); !note.empty())
+      remark += (remark.empty() ? "" : "; ") + note;
     if (c.accepted) {
       remark += (remark.empty() ? "" : "; ") + fmt::format("accepted by note {} ({}): {}",
                                                            c.accepted->note, c.accepted->author,
@@ -274,25 +277,23 @@ std::string render_comparison_markdown(const ComparisonReport& report) {
   out += configuration_markdown(report);
   out += fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
                      escape_markdown_cell(run_text(report.current)));
-  for (const std::string& warning : report.warnings) {
-    out += fmt::format("> **Warning:** {}\n\n", escape_markdown_cell(warning));
-  }
-  out += "| Benchmark | Metric | Base | Current | Change | Interval | p (adj.) | Verdict |\n";
-  out += "|---|---|--:|--:|--:|--:|--:|---|\n";
-  for (const CaseComparison& c : report.cases) {
-    std::vector<std::string> cells = cells_of(c);
-    std::string& verdict = cells.back();
-    if (c.fails_gate) verdict = "**" + verdict + "**";
-    if (const std::string d = format_detectable(c); !d.empty()) verdict += " (" + d + ")";
-    if (!c.remark.empty()) verdict += " — " + c.remark;
-    if (c.accepted) {
-      verdict += fmt::format(" — note {}: {}", c.accepted->note, c.accepted->text);
+  out += escape_markdown(summary_text(report)) + ".\n";
+  if (!report.warnings.empty()) {
+    // Hosted runners trigger several of these on every pull request (a container, a VM, load):
+    // one collapsed line keeps them from pushing the table down, and a click shows them all.
+    std::string title = plural(report.warnings.size(), "warning", "warnings");
+    if (!report.env_differences.empty()) {
+      title += fmt::format(": the environments differ in {}",
+                           plural(report.env_differences.size(), "field", "fields"));
     }
-    out += "|";
-    for (const std::string& cell : cells) out += " " + escape_markdown_cell(cell) + " |";
-    out += "\n";
+    out += "\n<details><summary>⚠️ " + escape_html(title) + "</summary>\n\n";
+    for (const std::string& warning : report.warnings)
+      out += "- " + escape_markdown(warning) + "\n";
+    out += "\n</details>\n";
   }
-  out += fmt::format("\n{}. {}.\n", summary_text(report), settings_text(report));
+  std::vector<const CaseComparison*> cases;
+  for (const CaseComparison& c : report.cases) cases.push_back(&c);
+  out += render_markdown_blocks(comparison_table_blocks(report, cases));
   out += failure_output_markdown(report);
   return out;
 }

@@ -66,7 +66,8 @@ Params without(const Params& params, const Params& common) {
 
 Text case_text(const std::string& bench, const Params& params) {
   Text text{code(bench)};
-  if (!params.empty()) text.push_back(plain(" " + params_text(params)));
+  // The same `bench [k=v, ...]` as every other output of a case (text_fields.hpp, case_label).
+  if (!params.empty()) text.push_back(plain(" [" + params_text(params) + "]"));
   return text;
 }
 

@@ -15,6 +15,10 @@ namespace benchledger::report {
 // The whole report. Throws Error when input.runs is empty.
 Document build_document(const ReportInput& input);
 
+// Blocks as GitHub-flavoured Markdown, each after a blank line: what render_markdown() writes
+// under the title, and compare's comment under its own heading.
+std::string render_markdown_blocks(const std::vector<Block>& blocks);
+
 // A cell's icon as Markdown draws it: an emoji and a space (`❌ ` for `regression`), or empty.
 std::string markdown_icon(const std::string& icon);
 

@@ -1,8 +1,10 @@
 // The Comparison section of each compared run: a one-paragraph reading (gate, counts, the
-// largest changes), the table of verdicts, the remarks, and the distributions under them.
+// largest changes), the table of verdicts with its legend and remarks, and the distributions
+// under them. The table is comparison_table_blocks(), which compare's Markdown shows too.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,7 +14,6 @@
 
 namespace benchledger::report::content {
 
-// Its symbol is the icon named verdict_icon().
 std::string verdict_text(const compare::CaseComparison& c) {
   if (c.accepted) return std::string(compare::to_string(c.verdict)) + ", accepted";
   return std::string(compare::to_string(c.verdict));
@@ -40,15 +41,6 @@ std::vector<const compare::CaseComparison*> in_run_order(const compare::Comparis
 }
 
 namespace {
-
-std::string verdict_icon(const compare::CaseComparison& c) {
-  if (c.accepted) return "accepted";
-  return std::string(compare::to_string(c.verdict));
-}
-
-std::string p_text(double p) {
-  return p < 0.001 ? "<0.001" : format_number(p, 2);
-}
 
 // 0.05 → "5%", 0.0503 → "5.03%": thresholds and confidence levels, without trailing zeros.
 std::string percent_of(double fraction) {
@@ -125,6 +117,7 @@ void add_largest_changes(Text& text, const compare::ComparisonReport& report) {
 }
 
 // The one-paragraph reading of a comparison: gate, counts, the largest changes, environment.
+// How a change counts is said under the table, in comparison_table_blocks().
 Paragraph comparison_summary(const compare::ComparisonReport& report, const std::string& base_name,
                              const std::string& current_name) {
   Text text{strong(report_gate_word(report) + ".")};
@@ -137,12 +130,6 @@ Paragraph comparison_summary(const compare::ComparisonReport& report, const std:
                          " accepted by a note and " + (report.accepted == 1 ? "does" : "do") +
                          " not fail the gate."));
   }
-  text.push_back(plain(
-      " A change counts when it lies beyond ±" + percent_of(report.threshold) +
-      " (unless a per-benchmark threshold says otherwise) and is significant at a false "
-      "discovery rate of " +
-      percent_of(report.alpha) + " (" + test_name(report.test) + "); unchanged means the whole " +
-      percent_of(1 - report.alpha) + " interval lies within the threshold."));
   add_largest_changes(text, report);
   if (!report.env_differences.empty()) {
     text.push_back(plain(
@@ -152,89 +139,220 @@ Paragraph comparison_summary(const compare::ComparisonReport& report, const std:
   return Paragraph{std::move(text), "summary"};
 }
 
-// The row of a case in a comparison's table; the verdict comes second so that a narrow screen
-// shows it without scrolling.
+}  // namespace
+}  // namespace benchledger::report::content
+
+namespace benchledger::report {
+namespace {
+
+using content::case_text;
+using content::k_missing;
+using content::percent_of;
+using content::text_cell;
+
+// Where docs/statistics.md is published, set at build time (BENCHLEDGER_DOCS_URL in CMake);
+// empty when it is not, and then the method names are plain text.
+constexpr std::string_view k_docs_url = BENCHLEDGER_DOCS_URL;
+
+// The change the verdict rests on, with its interval when it has one: `+8.1% (+2.0% to +14%)`.
+std::string change_text(const compare::CaseComparison& c) {
+  if (!c.change) return k_missing;
+  std::string text = format_change(*c.change);
+  if (c.ci_low && c.ci_high)
+    text += " (" + format_change(*c.ci_low) + " to " + format_change(*c.ci_high) + ")";
+  return text;
+}
+
+// The row of a case; the verdict comes first so that a narrow screen (a pull-request comment on
+// a phone) shows it without scrolling.
 std::vector<Cell> comparison_row(const compare::CaseComparison& c, const Params& common) {
   const auto value = [&](const std::optional<double>& v, const std::string& unit) {
     return v ? format_quantity(*v, unit) : std::string(k_missing);
   };
+  const std::string verdict = content::verdict_text(c);
   std::vector<Cell> row;
-  row.push_back(Cell{case_text(c.bench, without(c.params, common)), {}, {}});
-  const bool bold = c.fails_gate;
   row.push_back(
-      Cell{{bold ? strong(verdict_text(c)) : plain(verdict_text(c))},
+      Cell{{c.fails_gate ? strong(verdict) : plain(verdict)},
            c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict)),
-           verdict_icon(c)});
+           c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict))});
+  row.push_back(Cell{case_text(c.bench, content::without(c.params, common)), {}, {}});
   row.push_back(Cell{{code(c.metric)}, {}, {}});
   row.push_back(text_cell(value(c.base_center, c.base_unit)));
   row.push_back(text_cell(value(c.current_center, c.unit)));
-  row.push_back(text_cell(c.change ? format_change(*c.change) : std::string(k_missing)));
-  row.push_back(text_cell(c.ci_low && c.ci_high
-                              ? format_change(*c.ci_low) + " to " + format_change(*c.ci_high)
-                              : std::string(k_missing)));
-  row.push_back(text_cell(c.p_adjusted ? p_text(*c.p_adjusted) : std::string(k_missing)));
-  row.push_back(text_cell(format_integer(static_cast<std::int64_t>(c.base_n)) + " / " +
-                          format_integer(static_cast<std::int64_t>(c.current_n))));
+  row.push_back(text_cell(change_text(c)));
+  row.push_back(text_cell(c.pairs > 0
+                              ? plural(c.pairs, "pair", "pairs")
+                              : format_integer(static_cast<std::int64_t>(c.base_n)) + " / " +
+                                    format_integer(static_cast<std::int64_t>(c.current_n))));
   return row;
 }
 
 // What the table cannot say about a case: the note that accepts it, the change its samples
-// could detect when inconclusive, compare's remark; empty when there is nothing.
-std::string comparison_remark_text(const compare::CaseComparison& c) {
-  std::string remark;
+// could detect when inconclusive, compare's remark, why the medians disagree with the change;
+// empty when there is nothing.
+std::string remark_text(const compare::CaseComparison& c) {
+  std::vector<std::string> parts;
+  if (c.verdict == compare::Verdict::accepted_by_change)
+    parts.push_back(accepted_by_change_text(c));
   if (c.accepted)
-    remark = "accepted by note " + c.accepted->note + " (" + c.accepted->author +
-             "): " + c.accepted->text;
-  if (c.verdict == compare::Verdict::inconclusive && c.detectable && std::isfinite(*c.detectable)) {
-    remark += std::string(remark.empty() ? "" : "; ") + "these samples could detect a change of ±" +
-              percent_of(*c.detectable) + " or more";
-  }
-  if (!c.remark.empty()) remark += std::string(remark.empty() ? "" : "; ") + c.remark;
-  return remark;
+    parts.push_back("accepted by note " + c.accepted->note + " (" + c.accepted->author +
+                    "): " + c.accepted->text);
+  if (c.verdict == compare::Verdict::inconclusive && c.detectable && std::isfinite(*c.detectable))
+    parts.push_back("these samples could detect a change of ±" + percent_of(*c.detectable) +
+                    " or more");
+  if (!c.remark.empty()) parts.push_back(c.remark);
+  if (std::string note = medians_note(c); !note.empty()) parts.push_back(std::move(note));
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-// The table of one comparison, the params its rows share, the legend and the remarks.
-void add_comparison_table(Document& doc, const compare::ComparisonReport& report,
-                          const std::vector<const compare::CaseComparison*>& cases) {
+// What each verdict in the table means, for the verdicts it shows.
+std::string verdict_legend(const compare::ComparisonReport& report) {
+  using compare::Verdict;
+  const std::string within = "±" + percent_of(report.threshold);
+  std::vector<std::string> parts;
+  const auto add = [&](Verdict v, const std::string& meaning) {
+    if (report.count(v) > 0) parts.push_back(std::string(compare::to_string(v)) + ": " + meaning);
+  };
+  add(Verdict::failed, "the current side did not measure");
+  add(Verdict::regression, "worse by more than " + within + ", beyond noise");
+  add(Verdict::improvement, "better by more than " + within + ", beyond noise");
+  add(Verdict::unchanged, "the whole range lies within " + within);
+  add(Verdict::inconclusive, "neither could be shown; more samples might tell");
+  add(Verdict::new_case, "in the current side only");
+  add(Verdict::missing, "in the base only");
+  add(Verdict::accepted_by_change,
+      "fails by the base revision's gate configuration, passes by this change's looser one");
+  if (report.accepted > 0)
+    parts.push_back("accepted: a note in the ledger accepts it, and it does not fail the gate");
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// Which tests judged the cases, by their names: the signed-rank test of paired rounds, the
+// two-sample test of pooled samples, or each for some.
+std::string method_names(const compare::ComparisonReport& report) {
+  std::size_t paired = 0, pooled = 0;
+  for (const compare::CaseComparison& c : report.cases) {
+    paired += c.pairs > 0 ? 1 : 0;
+    pooled += c.pairs == 0 && c.p ? 1 : 0;
+  }
+  std::vector<std::string> names;
+  if (paired > 0) names.push_back("Wilcoxon signed-rank test of paired rounds");
+  if (pooled > 0 || paired == 0) names.push_back(content::test_name(report.test));
+  if (paired > 0 && pooled > 0) {
+    names[0] += " (" + plural(paired, "case", "cases") + ")";
+    names[1] += " (" + plural(pooled, "case", "cases") + ")";
+  }
+  names.emplace_back("Hodges–Lehmann estimate and interval");
+  names.emplace_back("Benjamini–Hochberg false discovery rate");
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// How the verdicts were reached, in plain words, the method names behind a link to
+// docs/statistics.md.
+Paragraph statistics_paragraph(const compare::ComparisonReport& report) {
+  const std::string within = "±" + percent_of(report.threshold);
+  const bool own_thresholds = std::any_of(
+      report.cases.begin(), report.cases.end(),
+      [&](const compare::CaseComparison& c) { return c.threshold != report.threshold; });
+  const bool counts = std::any_of(report.cases.begin(), report.cases.end(),
+                                  [](const compare::CaseComparison& c) { return c.deterministic; });
+  std::vector<std::string> fail_on;
+  for (const compare::Verdict v : report.fail_on) fail_on.emplace_back(compare::to_string(v));
+  if (report.undecided_fails &&
+      std::find(fail_on.begin(), fail_on.end(), "inconclusive") == fail_on.end())
+    fail_on.emplace_back("inconclusive");
+  std::string words = "A change counts when it is beyond " + within +
+                      (own_thresholds ? " (or the benchmark's own threshold)" : "") +
+                      " and too consistent to be noise: of the changes called out, at most " +
+                      percent_of(report.alpha) +
+                      " are expected to be noise. Unchanged means the whole " +
+                      percent_of(1 - report.alpha) + " range lies within the threshold.";
+  if (counts)
+    words += " Counts that do not vary between runs (instructions) are judged by ±" +
+             percent_of(report.deterministic_threshold) + " alone.";
+  if (report.looks > 0)
+    words += " The results were looked at " + plural(report.looks, "time", "times") +
+             " as rounds were added, each look held to its share of the " +
+             percent_of(report.alpha) + ".";
+  if (!fail_on.empty()) {
+    const std::string last = fail_on.back();
+    fail_on.pop_back();
+    words += " The gate fails on " +
+             (fail_on.empty() ? last : fmt::format("{} and {}", fmt::join(fail_on, ", "), last)) +
+             ".";
+  }
+  words += " Methods: ";
+  Text text{plain(words)};
+  if (k_docs_url.empty()) {
+    text.push_back(
+        plain(method_names(report) + " (statistics.md in benchledger's documentation)."));
+  } else {
+    text.push_back(link_to(method_names(report), std::string(k_docs_url) + "/statistics.md"));
+    text.push_back(plain("."));
+  }
+  return Paragraph{std::move(text), "note"};
+}
+
+}  // namespace
+
+std::string medians_note(const compare::CaseComparison& c) {
+  if (!c.ci_low || !c.ci_high || !c.base_center || !c.current_center) return {};
+  if (!(*c.base_center > 0 && *c.current_center > 0)) return {};
+  const double medians = *c.current_center / *c.base_center - 1.0;
+  if (medians >= *c.ci_low && medians <= *c.ci_high) return {};
+  return "the medians differ by " + format_change(medians) +
+         ", outside the interval of the change: the verdict rests on the change, " +
+         (c.pairs > 0 ? "measured within each pair of rounds, which leaves out drift between "
+                        "rounds that the medians keep"
+                      : "which weighs every pair of samples where the medians weigh the middle "
+                        "one of each side");
+}
+
+std::vector<Block> comparison_table_blocks(
+    const compare::ComparisonReport& report,
+    const std::vector<const compare::CaseComparison*>& cases) {
   Table table;
-  table.header = {"case",
-                  "verdict",
-                  "metric",
-                  "base",
-                  "current",
-                  "change",
-                  percent_of(1 - report.alpha) + " interval",
-                  "p (adj.)",
+  table.header = {"verdict", "case",    "metric",
+                  "base",    "current", "change (" + percent_of(1 - report.alpha) + " interval)",
                   "samples"};
-  table.align = {Align::left,  Align::left,  Align::left,  Align::right, Align::right,
-                 Align::right, Align::right, Align::right, Align::right};
+  table.align = {Align::left,  Align::left,  Align::left, Align::right,
+                 Align::right, Align::right, Align::right};
   BulletList remarks;
   std::vector<const Params*> all_params;
   for (const compare::CaseComparison& c : report.cases) all_params.push_back(&c.params);
-  const Params common = common_params(all_params);
+  const Params common = content::common_params(all_params);
   for (const compare::CaseComparison* c : cases) {
     table.rows.push_back(comparison_row(*c, common));
-    if (const std::string remark = comparison_remark_text(*c); !remark.empty()) {
-      Text item = case_text(c->bench, without(c->params, common));
+    if (const std::string remark = remark_text(*c); !remark.empty()) {
+      Text item = case_text(c->bench, content::without(c->params, common));
       item.push_back(plain(" "));
       item.push_back(code(c->metric));
       item.push_back(plain(": " + remark));
       remarks.items.push_back(std::move(item));
     }
   }
-  doc.blocks.emplace_back(std::move(table));
-  if (!common.empty()) doc.blocks.emplace_back(common_params_note(common));
-  doc.blocks.emplace_back(Paragraph{{plain("change: current over base minus one, from the "
-                                           "Hodges–Lehmann estimate; interval: its " +
-                                           percent_of(1 - report.alpha) +
-                                           " confidence interval; p (adj.): the test's p-value "
-                                           "adjusted for the number of comparisons "
-                                           "(Benjamini–Hochberg); samples: base / current.")},
-                                    "note"});
-  if (!remarks.items.empty()) doc.blocks.emplace_back(std::move(remarks));
+  std::vector<Block> blocks;
+  blocks.emplace_back(std::move(table));
+  if (!common.empty()) blocks.emplace_back(content::common_params_note(common));
+  blocks.emplace_back(Paragraph{
+      {plain("base, current: each side's median. change: how much larger current is than base, as "
+             "the Hodges–Lehmann estimate the verdict used (the median ratio over every pair of a "
+             "current and a base sample, or over the paired rounds), which is not the ratio of "
+             "the two medians; in parentheses, the range that holds the true change with " +
+             percent_of(1 - report.alpha) +
+             " confidence. With fewer than 3 samples a side: the ratio of the medians, without "
+             "a range. samples: base / current, or the pairs of rounds.")},
+      "note"});
+  if (const std::string verdicts = verdict_legend(report); !verdicts.empty())
+    blocks.emplace_back(Paragraph{{plain(verdicts + ".")}, "note"});
+  blocks.emplace_back(statistics_paragraph(report));
+  if (!remarks.items.empty()) blocks.emplace_back(std::move(remarks));
+  return blocks;
 }
 
-}  // namespace
+}  // namespace benchledger::report
+
+namespace benchledger::report::content {
 
 void add_comparisons(Document& doc, const ReportInput& input) {
   if (!input.base) return;
@@ -249,7 +367,9 @@ void add_comparisons(Document& doc, const ReportInput& input) {
     doc.blocks.emplace_back(Heading{2, "Comparison: " + current_name + " against " + base_name});
     doc.blocks.emplace_back(comparison_summary(report, base_name, current_name));
     if (report.cases.empty()) continue;
-    add_comparison_table(doc, report, in_run_order(report, *current, *input.base));
+    for (Block& block :
+         comparison_table_blocks(report, in_run_order(report, *current, *input.base)))
+      doc.blocks.push_back(std::move(block));
     ChartGroup charts = comparison_distributions(input, *current, report);
     if (!charts.charts.empty()) doc.blocks.emplace_back(std::move(charts));
   }

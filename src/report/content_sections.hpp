@@ -57,7 +57,7 @@ std::vector<std::string> run_headers(const ReportInput& input);
 // ---- cells and notes (content.cpp)
 
 Cell text_cell(std::string text);
-// `bench` as code, then its params.
+// `bench` as code, then its params as case_label writes them: `bench` [k=v, ...].
 Text case_text(const std::string& bench, const Params& params);
 // The params every one of `cases` has with the same value, when there are two cases or more:
 // a table states them once under it instead of on every row.

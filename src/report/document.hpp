@@ -11,20 +11,24 @@
 namespace benchledger::report {
 
 struct Span {
-  enum class Style { plain, code, strong };
+  enum class Style { plain, code, strong, link };
   std::string text;
   Style style = Style::plain;
+  std::string target;  // a link's address (an absolute URL); empty for the other styles
 };
 using Text = std::vector<Span>;
 
 inline Span plain(std::string text) {
-  return {std::move(text), Span::Style::plain};
+  return {std::move(text), Span::Style::plain, {}};
 }
 inline Span code(std::string text) {
-  return {std::move(text), Span::Style::code};
+  return {std::move(text), Span::Style::code, {}};
 }
 inline Span strong(std::string text) {
-  return {std::move(text), Span::Style::strong};
+  return {std::move(text), Span::Style::strong, {}};
+}
+inline Span link_to(std::string text, std::string target) {
+  return {std::move(text), Span::Style::link, std::move(target)};
 }
 
 struct Cell {

@@ -73,6 +73,9 @@ std::string render(const Text& text) {
       case Span::Style::strong:
         out += "<strong>" + escape_html(span.text) + "</strong>";
         break;
+      case Span::Style::link:
+        out += "<a href=\"" + escape_html(span.target) + "\">" + escape_html(span.text) + "</a>";
+        break;
     }
   }
   return out;

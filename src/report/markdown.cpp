@@ -34,6 +34,11 @@ std::string render(const Text& text) {
       case Span::Style::strong:
         out += "**" + escape_markdown(span.text) + "**";
         break;
+      case Span::Style::link:
+        // An inline link whose destination is in pointy brackets: a space or `)` in it cannot
+        // end it early (GFM 6.3).
+        out += "[" + escape_markdown(span.text) + "](<" + span.target + ">)";
+        break;
     }
   }
   return out;
@@ -75,10 +80,9 @@ std::string render_table(const Table& table) {
 
 }  // namespace
 
-std::string render_markdown(const ReportInput& input) {
-  const Document doc = build_document(input);
-  std::string out = "# " + escape_markdown(doc.title) + "\n";
-  for (const Block& block : doc.blocks) {
+std::string render_markdown_blocks(const std::vector<Block>& blocks) {
+  std::string out;
+  for (const Block& block : blocks) {
     if (const auto* h = std::get_if<Heading>(&block)) {
       out += "\n" + std::string(static_cast<std::size_t>(h->level), '#') + " " +
              escape_markdown(h->text) + "\n";
@@ -93,6 +97,11 @@ std::string render_markdown(const ReportInput& input) {
     // Charts are drawn in HTML only.
   }
   return out;
+}
+
+std::string render_markdown(const ReportInput& input) {
+  const Document doc = build_document(input);
+  return "# " + escape_markdown(doc.title) + "\n" + render_markdown_blocks(doc.blocks);
 }
 
 }  // namespace benchledger::report

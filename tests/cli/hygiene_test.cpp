@@ -1,6 +1,7 @@
 // What a careless or hostile command line gets end to end: no password it holds reaches a
 // ledger or any output, no command exits 0 when its output went nowhere, and bad flags and
-// config files are refused with a message that names them.
+// config files are refused with a message that names them (and the subcommand or flag a typo
+// meant).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -173,4 +174,26 @@ TEST_CASE("a benchledger.json that is a directory or holds a bad number is refus
     CHECK_THAT(bad.err, Catch::Contains("benchledger.json: field \""));
   }
   CHECK_FALSE(std::filesystem::exists(ledger));  // nothing appended, no FAILED result kept
+}
+
+TEST_CASE("a mistyped subcommand or flag gets a did-you-mean, and a bare benchledger lists them") {
+  const auto bare = run_cli({});
+  CHECK(bare.status == 2);
+  for (const char* sub : {"run", "compare", "report", "ledger", "gate", "bisect", "history"})
+    CHECK_THAT(bare.err, Catch::Contains(sub));
+  CHECK_THAT(bare.err, Catch::Contains("Subcommands:"));
+
+  const auto subcommand = run_cli({"comapre", "a", "b"});
+  CHECK(subcommand.status == 2);
+  CHECK_THAT(subcommand.err, Catch::Contains("did you mean compare (not comapre)?"));
+  const auto far = run_cli({"frobnicate"});
+  CHECK(far.status == 2);
+  CHECK_THAT(far.err, Catch::Contains("frobnicate is not a subcommand; the subcommands: env, run, "
+                                      "compare"));
+
+  const auto flag = run_cli({"compare", "--treshold", "5", "a", "b"});
+  CHECK(flag.status == 2);
+  CHECK_THAT(flag.err, Catch::Contains("did you mean --threshold (not --treshold)?"));
+  const auto with_value = run_cli({"compare", "--treshold=5", "a", "b"});
+  CHECK_THAT(with_value.err, Catch::Contains("did you mean --threshold (not --treshold)?"));
 }

@@ -163,3 +163,45 @@ TEST_CASE("an import is a run of its own and names the formats it knows") {
                                           "catch2, asv, mitata, criterion, jmh, vitest, tinybench, "
                                           "ndjson, csv)"));
 }
+
+TEST_CASE("a file named as the wrong format is refused, naming the format it looks like") {
+  ScratchDir dir;
+  const auto hyperfine = source_dir() / "tests/cli/import/fixtures/hyperfine/base.json";
+  const auto result = run_cli({"run", "--import", "go-test", hyperfine.string(), "--ledger",
+                               (dir.path() / "l.ndjson").string(), "-q"});
+  CHECK(result.status == 2);
+  CHECK_THAT(result.err, Catch::Contains("looks like hyperfine output: --import hyperfine"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "l.ndjson"));
+}
+
+TEST_CASE("importing the same file twice records its hash and warns on the second run") {
+  ScratchDir dir;
+  const auto file = source_dir() / "tests/cli/import/fixtures/hyperfine/base.json";
+  const auto other = source_dir() / "tests/cli/import/fixtures/hyperfine/slowed.json";
+  const auto ledger = (dir.path() / "l.ndjson").string();
+  const auto first = run_cli(
+      {"run", "--import", "hyperfine", file.string(), "--ledger", ledger, "--label", "first"});
+  REQUIRE(first.status == 0);
+  CHECK_THAT(first.err, !Catch::Contains("same content"));
+  const auto different =
+      run_cli({"run", "--import", "hyperfine", other.string(), "--ledger", ledger});
+  REQUIRE(different.status == 0);
+  CHECK_THAT(different.err, !Catch::Contains("same content"));
+  // A copy under another name is the same file: the bytes decide, not the path.
+  const auto copy = dir.path() / "copy.json";
+  std::filesystem::copy_file(file, copy);
+  const auto again = run_cli({"run", "--import", "hyperfine", copy.string(), "--ledger", ledger});
+  REQUIRE(again.status == 0);  // a warning, not a refusal: the run is appended
+  std::vector<nlohmann::json> runs;
+  for (const auto& record : read_ledger(ledger)) {
+    if (record["type"] == "run") runs.push_back(record);
+  }
+  REQUIRE(runs.size() == 3);
+  CHECK(schema_problems(ledger).empty());
+  CHECK(runs[0]["imported"]["files"][0]["sha256"].get<std::string>().size() == 64);
+  CHECK(runs[2]["imported"]["files"][0]["sha256"] == runs[0]["imported"]["files"][0]["sha256"]);
+  CHECK_THAT(again.err, Catch::Contains("has the same content as") &&
+                            Catch::Contains(runs[0]["id"].get<std::string>() + " (first)"));
+  // Kept with the run, for compare and report to show.
+  CHECK_THAT(runs[2]["warnings"].dump(), Catch::Contains("in the ledger twice"));
+}

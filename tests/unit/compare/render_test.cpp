@@ -1,5 +1,6 @@
 // Every output format of a comparison (table, Markdown, JSON, JUnit, CSV) matches its golden
-// file line by line, carries the environment warning, and colours only when asked.
+// file line by line, carries the environment warning, and colours only when asked; the Markdown
+// is valid GitHub-flavoured Markdown with the warnings folded away.
 //
 // To accept a deliberate change of format: BENCHLEDGER_UPDATE_GOLDEN=1 compare_tests, then
 // review the diff of tests/unit/compare/golden/.
@@ -16,6 +17,8 @@
 #include "compare/comparison.hpp"
 #include "report/compare_render.hpp"
 #include "support/golden.hpp"
+#include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 #include "unit/compare/comparison_fixture.hpp"
 
 namespace cmp = benchledger::compare;
@@ -51,6 +54,33 @@ TEST_CASE("the terminal table matches its golden file and has no colour unless a
 
 TEST_CASE("the Markdown comment matches its golden file") {
   check_golden("comparison.md", br::render_comparison_markdown(golden_report()));
+}
+
+TEST_CASE("the Markdown comment is GitHub-flavoured Markdown whose table GitHub draws") {
+  // GitHub's own parser (Debian's cmark-gfm, from tools/setup): without it the test fails, as a
+  // skipped check would let invalid Markdown through unseen.
+  REQUIRE(std::filesystem::exists("/usr/bin/cmark-gfm"));
+  const benchledger::test_support::ScratchDir dir;
+  const auto in = dir / "comparison.md";
+  std::ofstream(in, std::ios::binary) << br::render_comparison_markdown(golden_report());
+  // --unsafe keeps raw HTML, as GitHub keeps <details> and <summary> in a comment.
+  const auto html = benchledger::test_support::run_process(
+      {"/usr/bin/cmark-gfm", "--unsafe", "-e", "table", in.string()});
+  REQUIRE(html.exit_code == 0);
+  // One table: a header row and a row per case, the verdict first.
+  CHECK_THAT(html.out, Catch::Contains("<th>verdict</th>\n<th>case</th>"));
+  std::size_t rows = 0;
+  for (std::size_t at = html.out.find("<tr>"); at != std::string::npos;
+       at = html.out.find("<tr>", at + 1))
+    ++rows;
+  CHECK(rows == 1 + golden_report().cases.size());
+  CHECK_THAT(html.out, Catch::Contains("<td>❌ <strong>regression</strong></td>"));
+  // The warnings are one collapsed block, its list still Markdown inside it.
+  CHECK_THAT(html.out, Catch::Contains("<details><summary>") &&
+                           Catch::Contains("<li>environments differ: base run") &&
+                           Catch::Contains("</details>"));
+  CHECK(html.out.find("</details>") < html.out.find("<table>"));
+  CHECK_THAT(html.out, !Catch::Contains("Warning:"));
 }
 
 TEST_CASE("the JSON form matches its golden file and the fields docs/ci-gate.md lists") {

@@ -141,10 +141,21 @@ TEST_CASE("placeholders are filled for every combination of params, the first sl
   CHECK(cases[1].argv == std::vector<std::string>{"tool", "--n=10", "--mode", "safe"});
   CHECK(cases[3].argv == std::vector<std::string>{"tool", "--n=20", "--mode", "safe"});
   CHECK(cases[2].prepare == "rm -f /tmp/x-20");
-  CHECK(cases[0].bench == "tool --n={n} --mode {mode}");
+  // The name leaves out the words of placeholders (and the option whose value one is): the
+  // params carry the values.
+  CHECK(cases[0].bench == "tool");
   CHECK(cases[0].params.at("n") == ParamValue(std::int64_t{10}));
   CHECK(cases[0].params.at("mode") == ParamValue(std::string("fast")));
 
+  spec.command = {"./app", "--size", "{n}", "--check", "--out={mode}.txt"};
+  CHECK(engine::expand_command(spec, {{"n", {"1"}}, {"mode", {"x"}}}, std::nullopt)[0].bench ==
+        "./app --check");
+  spec.command = {"{mode}"};
+  spec.prepare = "rm -f /tmp/x-{n}";
+  CHECK(engine::expand_command(spec, {{"n", {"1"}}, {"mode", {"x"}}}, std::nullopt)[0].bench ==
+        "mode");
+
+  spec.command = {"tool", "--n={n}", "--mode", "{mode}"};
   spec.shell = true;
   const auto shelled = engine::expand_command(spec, {{"n", {"1"}}, {"mode", {"x"}}}, std::nullopt);
   CHECK(shelled[0].argv == std::vector<std::string>{"/bin/sh", "-c", "tool --n=1 --mode x"});

@@ -207,14 +207,27 @@ TEST_CASE("with a base, the report has the comparison table, its summary and ver
   CHECK(occurrences("| 🚫 **missing** |") == 1);  // in bold: a missing case fails the gate
   // The fixture's sequential executor got slower by about 18%, the pool faster by about 11%.
   CHECK(report.count(compare::Verdict::regression) >= 1);
-  CHECK(markdown.find("| `executors/uniform` concurrency=50, executor=sequential | ❌ "
-                      "**regression** | `time` | 860 µs | 1.01 ms | "
-                      "+17.6% |") != std::string::npos);
-  CHECK(markdown.find("| `executors/uniform` concurrency=50, executor=bounded\\_pool | ✅ "
-                      "improvement | `time` | "
-                      "741 µs | 661 µs | "
-                      "-10.7% |") != std::string::npos);
+  // The verdict first, then the case, its medians and the change with its interval.
+  CHECK(markdown.find("| ❌ **regression** | `executors/uniform` \\[concurrency=50, "
+                      "executor=sequential\\] | `time` | 860 µs | 1.01 ms | "
+                      "+17.6% (+14.5% to +20.9%) |") != std::string::npos);
+  CHECK(markdown.find("| ✅ improvement | `executors/uniform` \\[concurrency=50, "
+                      "executor=bounded\\_pool\\] | `time` | 741 µs | 661 µs | "
+                      "-10.7% (-13.1% to -8.3%) |") != std::string::npos);
   CHECK(markdown.find("**Gate: fails.**") != std::string::npos);
+}
+
+TEST_CASE("a link is written as GFM's inline link and as an HTML anchor") {
+  const std::vector<Block> blocks{Paragraph{
+      {plain("Methods: "), link_to("Hodges–Lehmann", "https://example.org/docs/a b.md")}, "note"}};
+  const std::string markdown = render_markdown_blocks(blocks);
+  CHECK(markdown == "\nMethods: [Hodges–Lehmann](<https://example.org/docs/a b.md>)\n");
+  const benchledger::test_support::ScratchDir dir;
+  std::ofstream(dir / "link.md", std::ios::binary) << markdown;
+  const auto html =
+      benchledger::test_support::run_process({"/usr/bin/cmark-gfm", (dir / "link.md").string()});
+  CHECK_THAT(html.out,
+             Catch::Contains("<a href=\"https://example.org/docs/a%20b.md\">Hodges–Lehmann</a>"));
 }
 
 TEST_CASE("punctuation in names, params and warnings cannot break the Markdown") {
@@ -245,7 +258,7 @@ TEST_CASE("results tables show the columns of the metrics present, with scaled u
   CHECK(
       markdown.find("| case | samples | ops | throughput | mean | p50 | p95 | p99 | errors | error "
                     "rate | peak memory |") != std::string::npos);
-  CHECK(markdown.find("| `executors/uniform` executor=bounded\\_pool | 10 | 1,000 "
+  CHECK(markdown.find("| `executors/uniform` \\[executor=bounded\\_pool\\] | 10 | 1,000 "
                       "| 1.51k ops/s |") != std::string::npos);
   // select1 at concurrency 100: 467 errors of 10,000 operations.
   CHECK(markdown.find("| 467 | 4.67% |") != std::string::npos);
@@ -397,9 +410,9 @@ TEST_CASE("when no change counts, the summary still names the largest changes an
   CHECK(down->bench == "pipeline/fetch_transform_store");
   CHECK(up->verdict == compare::Verdict::inconclusive);
   const auto described = [](const compare::CaseComparison& c) {
-    return c.bench + " " + params_text(c.params) + " " + c.metric + " " + format_change(*c.change) +
-           " (interval " + format_change(*c.ci_low) + " to " + format_change(*c.ci_high) + ", " +
-           std::string(compare::to_string(c.verdict)) + ")";
+    return c.bench + " [" + params_text(c.params) + "] " + c.metric + " " +
+           format_change(*c.change) + " (interval " + format_change(*c.ci_low) + " to " +
+           format_change(*c.ci_high) + ", " + std::string(compare::to_string(c.verdict)) + ")";
   };
   const std::string expected = "No change counts; the largest estimates: " + described(*up) +
                                " and " + described(*down) + ".";
