@@ -1,4 +1,5 @@
 // `go test -bench` output, as text or as `go test -json` events, to result records.
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -152,16 +153,14 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin) 
     std::string value_text, unit;
     while (fields >> value_text) {
       if (!(fields >> unit)) throw Error(where + ": \"" + value_text + "\" has no unit after it");
-      try {
-        std::size_t used = 0;
-        const double value = std::stod(value_text, &used);
-        if (used != value_text.size() || !std::isfinite(value))
-          throw std::invalid_argument(value_text);
-        values.emplace_back(value, unit);
-      } catch (const std::logic_error&) {
+      // from_chars, not stod: go writes '.' whatever the importing process's locale.
+      double value = 0;
+      const char* end = value_text.data() + value_text.size();
+      const auto [at, error] = std::from_chars(value_text.data(), end, value);
+      if (error != std::errc() || at != end || !std::isfinite(value))
         throw Error(where + ": expected a number before \"" + unit + "\", got \"" + value_text +
                     "\"");
-      }
+      values.emplace_back(value, unit);
     }
     if (values.empty()) throw Error(where + ": " + name + ": no measurement after the iterations");
     const std::string key = package + '\n' + name;
