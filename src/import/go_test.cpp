@@ -100,6 +100,7 @@ void split_name(const std::string& full, GoBenchmark& b) {
 }  // namespace
 
 ImportedResults read_go_test(std::string_view input, const std::string& origin) {
+  require_utf8(input, origin);
   ImportedResults imported;
   FileEnvironment& file = imported.environment;
   const std::size_t first = input.find_first_not_of(" \t\r\n");

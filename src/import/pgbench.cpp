@@ -222,6 +222,7 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files) {
   PgbenchRun run;
   std::string summary_origin;
   for (const PgbenchFile& file : files) {
+    detail::require_utf8(file.text, file.origin);
     std::istringstream in(file.text);
     std::size_t number = 0;
     bool in_statements = false;
