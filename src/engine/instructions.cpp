@@ -12,6 +12,8 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -290,7 +292,16 @@ CallgrindTotals read_callgrind_totals(const std::string& path) {
       events = words(7);
     } else if (line.rfind("summary:", 0) == 0 || line.rfind("totals:", 0) == 0) {
       totals.clear();
-      for (const std::string& w : words(line.find(':') + 1)) totals.push_back(std::stod(w));
+      for (const std::string& w : words(line.find(':') + 1)) {
+        // from_chars: locale-independent, and a word that is not a number is named, not a
+        // std::invalid_argument escaping as an internal error.
+        double total = 0;
+        const auto [at, error] = std::from_chars(w.data(), w.data() + w.size(), total);
+        if (error != std::errc() || at != w.data() + w.size() || !std::isfinite(total))
+          throw Error("callgrind's output " + path + ": \"" + w + "\" in \"" + line +
+                      "\" is not a count");
+        totals.push_back(total);
+      }
     }
   }
   CallgrindTotals out;

@@ -341,9 +341,11 @@ Capture capture_with_notes(const CaptureOptions& options) {
   }
   env.runtimes.benchledger = std::string(benchledger_version());
 
-  for (auto& [field, future] : pending) {
-    guarded("tool", notes, [&, field = field] {
-      ToolProbe probe = future.get();
+  // Not a structured binding: clang before 16 cannot capture one in a lambda (the fuzz build's
+  // clang 14 among them).
+  for (auto& entry : pending) {
+    guarded("tool", notes, [&, field = entry.first] {
+      ToolProbe probe = entry.second.get();
       *field = std::move(probe.value);
       if (probe.note) notes.push_back(*probe.note);
     });

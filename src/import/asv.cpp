@@ -127,7 +127,11 @@ ImportedResults read_asv(std::string_view json_text, const std::string& origin,
   note_given_fields(file);
 
   bool warned = false;
-  for (const auto& [name, row] : results.items()) {
+  // Not a structured binding: clang before 16 cannot capture one in a lambda (the fuzz build's
+  // clang 14 among them).
+  for (const auto& item : results.items()) {
+    const std::string& name = item.key();
+    const json& row = item.value();
     const std::string path = "results." + name;
     if (!row.is_array()) fail(origin, path, "expected an array, one entry per result_columns");
     const auto cell = [&](const char* key) -> const json* {

@@ -122,6 +122,7 @@ class Catch2Reader {
 }  // namespace
 
 ImportedResults read_catch2_xml(std::string_view xml_text, const std::string& origin) {
+  require_utf8(xml_text, origin);
   const XmlElement root = parse_xml(xml_text, origin);
   if (root.name != "Catch" && root.name != "Catch2TestRun")
     throw Error(origin + ":" + std::to_string(root.line) + ": the root element is <" + root.name +

@@ -1,5 +1,6 @@
 // `--import auto`: a file's format from its content.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <tuple>
@@ -58,8 +59,12 @@ std::string without_overflowing_numbers(std::string_view text) {
       while (at < text.size() &&
              std::string_view("0123456789+-.eE").find(text[at]) != std::string_view::npos)
         ++at;
-      const std::string number(text.substr(start, at - start));
-      out += std::isinf(std::strtod(number.c_str(), nullptr)) ? std::string("0") : number;
+      const std::string_view number = text.substr(start, at - start);
+      // Out of range (from_chars: whatever the locale) is 0 here, underflow included: either
+      // reads as a number, and detection does not look at its value.
+      double value = 0;
+      const auto parsed = std::from_chars(number.data(), number.data() + number.size(), value);
+      out += parsed.ec == std::errc::result_out_of_range ? std::string_view("0") : number;
     } else {
       out += c;
       ++at;

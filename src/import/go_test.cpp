@@ -1,5 +1,6 @@
 // `go test -bench` output, as text or as `go test -json` events, to result records.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -132,6 +133,7 @@ void split_name(const std::string& full, GoBenchmark& b) {
 }  // namespace
 
 ImportedResults read_go_test(std::string_view input, const std::string& origin, Partial partial) {
+  require_utf8(input, origin);
   ImportedResults imported;
   FileEnvironment& file = imported.environment;
   const std::size_t first = input.find_first_not_of(" \t\r\n");
@@ -194,16 +196,14 @@ ImportedResults read_go_test(std::string_view input, const std::string& origin, 
     std::string value_text, unit;
     while (fields >> value_text) {
       if (!(fields >> unit)) throw Error(where + ": \"" + value_text + "\" has no unit after it");
-      try {
-        std::size_t used = 0;
-        const double value = std::stod(value_text, &used);
-        if (used != value_text.size() || !std::isfinite(value))
-          throw std::invalid_argument(value_text);
-        values.emplace_back(value, unit);
-      } catch (const std::logic_error&) {
+      // from_chars, not stod: go writes '.' whatever the importing process's locale.
+      double value = 0;
+      const char* end = value_text.data() + value_text.size();
+      const auto [at, error] = std::from_chars(value_text.data(), end, value);
+      if (error != std::errc() || at != end || !std::isfinite(value))
         throw Error(where + ": expected a number before \"" + unit + "\", got \"" + value_text +
                     "\"");
-      }
+      values.emplace_back(value, unit);
     }
     if (values.empty()) throw Error(where + ": " + name + ": no measurement after the iterations");
     const std::string key = package + '\n' + name;

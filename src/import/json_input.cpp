@@ -8,6 +8,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "model/canonical_writer.hpp"
 #include "model/json_reader.hpp"
 
 namespace benchledger::import::detail {
@@ -138,6 +139,28 @@ std::optional<std::int64_t> optional_integer(const json& object, const std::stri
   const auto it = object.find(key);
   if (it == object.end() || !it->is_number_integer()) return std::nullopt;
   return it->get<std::int64_t>();
+}
+
+void require_utf8(std::string_view text, const std::string& origin) {
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80) {
+      if (byte == '\n') {
+        line_start = i + 1;
+        ++line;
+      }
+      ++i;
+      continue;
+    }
+    const std::size_t length = model::utf8_sequence(text, i);
+    if (length == 0) {
+      static constexpr char k_hex[] = "0123456789ABCDEF";
+      throw Error(origin + ":" + std::to_string(line) + ": not UTF-8 (byte 0x" + k_hex[byte >> 4] +
+                  k_hex[byte & 0xF] + " at column " + std::to_string(i - line_start + 1) + ")");
+    }
+    i += length;
+  }
 }
 
 ResultRecord new_result(std::string bench, Params params) {

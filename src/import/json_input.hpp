@@ -74,6 +74,11 @@ std::optional<double> optional_number(const json& object, const std::string& key
 std::optional<std::int64_t> optional_integer(const json& object, const std::string& key);
 
 // A result with a fresh id and time, no run yet.
+// Throws Error `ORIGIN:LINE: not UTF-8 (byte 0xXX at column N)` unless all of `text` is UTF-8:
+// the readers of text (go test, Catch2's XML, pgbench, mapped logs) check their input once, so
+// that a name or unit from it is never a string that append() refuses later without the file.
+void require_utf8(std::string_view text, const std::string& origin);
+
 ResultRecord new_result(std::string bench, Params params = {});
 // The shape the engine gives a case that produced no measurement (docs/engine.md): metric
 // `failed`, field `failure`.

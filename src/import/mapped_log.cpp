@@ -47,6 +47,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 Mapping parse_mapping(const std::string& spec, const std::string& origin) {
+  require_utf8(spec, "--map");
   if (spec.empty())
     throw Error(origin + ": --map is empty: give at least bench=.FIELD,value=.FIELD,unit=UNIT");
   Mapping mapping;
@@ -284,6 +285,7 @@ std::vector<std::string> csv_record(std::string_view text, std::size_t& pos, std
 
 ImportedResults read_mapped_ndjson(std::string_view input, const std::string& origin,
                                    const std::string& mapping_text) {
+  require_utf8(input, origin);
   CaseCollector collector(parse_mapping(mapping_text, origin), origin);
   std::size_t start = 0, line_number = 0;
   while (start < input.size()) {
@@ -312,6 +314,7 @@ ImportedResults read_mapped_ndjson(std::string_view input, const std::string& or
 
 ImportedResults read_mapped_csv(std::string_view input, const std::string& origin,
                                 const std::string& mapping_text) {
+  require_utf8(input, origin);
   const Mapping mapping = parse_mapping(mapping_text, origin);
   CaseCollector collector(mapping, origin);
   collector.set_csv();

@@ -252,6 +252,7 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial part
   std::string summary_origin;
   bool cut_mid_line = false;
   for (const PgbenchFile& file : files) {
+    detail::require_utf8(file.text, file.origin);
     // A last line without its newline is one pgbench was still writing (`tps = 255.27` of
     // `tps = 255.278719`): an output's is left out and the output is cut short.
     const std::size_t complete_end = file.text.rfind('\n') + 1;  // 0 when there is no newline

@@ -1,11 +1,9 @@
 // The ranges of numbers flags and config keys take (see ranges.hpp).
 #include "model/ranges.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -33,15 +31,11 @@ std::optional<double> parse_in_range(const NumberRange& range, std::string_view 
     const auto number = static_cast<double>(value);
     return contains(range, number) ? std::optional<double>(number) : std::nullopt;
   }
-  // strtod needs a terminated string, and skips leading spaces, which a flag's value has not.
-  const std::string copy(text);
-  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy.front())) != 0) {
-    return std::nullopt;
-  }
-  char* stop = nullptr;
-  errno = 0;
-  const double value = std::strtod(copy.c_str(), &stop);
-  if (stop != copy.c_str() + copy.size() || errno != 0) return std::nullopt;
+  // from_chars, not strtod: "2.5" is two and a half whatever the process's locale (a
+  // BENCHLEDGER_MAIN program may set one whose decimal point is a comma).
+  double value = 0;
+  const auto [at, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || at != end) return std::nullopt;
   return contains(range, value) ? std::optional<double>(value) : std::nullopt;
 }
 

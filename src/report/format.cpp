@@ -1,8 +1,9 @@
-// Number and unit formatting for reports. fmt formats independently of the C locale, so the
-// bytes do not depend on the machine.
+// Number and unit formatting for reports. fmt formats, and from_chars reads, independently of the
+// C locale, so the bytes do not depend on the machine or on a locale the program sets.
 #include "report/format.hpp"
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -57,14 +58,24 @@ std::string group_thousands(std::string_view digits) {
 
 // The decimal exponent of `value` once rounded to `digits` significant digits (9.996 at three
 // digits is 10.0, exponent 1).
+// Read back with from_chars, not strtod or atoi: fmt writes '.', which strtod under a locale whose
+// decimal point is a comma would stop at.
 int rounded_exponent(double value, int digits) {
   const std::string text = fmt::format("{:.{}e}", value, digits - 1);
-  return std::atoi(text.c_str() + text.find('e') + 1);
+  const std::size_t e = text.find('e');
+  // from_chars takes no '+': fmt writes the exponent's sign always.
+  const std::size_t digits_at = e + (text[e + 1] == '+' ? 2 : 1);
+  int exponent = 0;
+  std::from_chars(text.data() + digits_at, text.data() + text.size(), exponent);
+  return exponent;
 }
 
 double round_significant(double value, int digits) {
   if (value == 0 || !std::isfinite(value)) return value;
-  return std::strtod(fmt::format("{:.{}e}", value, digits - 1).c_str(), nullptr);
+  const std::string text = fmt::format("{:.{}e}", value, digits - 1);
+  double rounded = value;
+  std::from_chars(text.data(), text.data() + text.size(), rounded);
+  return rounded;
 }
 
 }  // namespace

@@ -1,30 +1,21 @@
-// libFuzzer target for the record parser: parse_record() on any bytes either throws
+// Fuzz target `record_parser`, the record parser: parse_record() on any bytes either throws
 // benchledger::Error or returns a record that round-trips through its canonical bytes; its fast
 // path (simdjson) and its full path (nlohmann) agree; and the ledger's fixed-offset reads and
 // append()'s record check agree with the parse. Anything else (a
 // crash, another exception, a broken round trip) is a finding.
-#include <cstddef>
-#include <cstdint>
-#include <cstdlib>
 #include <string_view>
 
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
 
+#include "fuzz_targets.hpp"
 #include "ledger/canonical.hpp"
 #include "ledger/record_check.hpp"
 #include "model/record_parse_fast.hpp"
 
-namespace {
+namespace benchledger::fuzz {
 
-void require(bool condition) {
-  if (!condition) std::abort();
-}
-
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view line(reinterpret_cast<const char*>(data), size);
+void record_parser(std::string_view line) {
   // parse_record's simdjson fast path returns exactly what the nlohmann path returns, or
   // leaves the line to it: it never accepts what the other refuses.
   const auto fast = benchledger::model::parse_record_fast(line);
@@ -33,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     record = benchledger::model::parse_record_slow(line);
   } catch (const benchledger::Error&) {
     require(!fast.has_value());
-    return 0;  // refused with a message: what bad input should get
+    return;  // refused with a message: what bad input should get
   }
   if (fast) {
     require(*fast == record);
@@ -46,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     bytes = benchledger::serialize(record);
   } catch (const benchledger::Error&) {
-    return 0;  // e.g. an unknown field holding a string nlohmann cannot write back
+    return;  // e.g. an unknown field holding a string nlohmann cannot write back
   }
   const benchledger::Record again = benchledger::parse_record(bytes);
   require(again == record);
@@ -75,5 +66,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto input_peek = benchledger::ledger::peek_canonical(line)) {
     require(input_peek->id == benchledger::header_of(record).id);
   }
-  return 0;
 }
+
+}  // namespace benchledger::fuzz
