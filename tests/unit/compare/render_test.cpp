@@ -1,5 +1,6 @@
 // Every output format of a comparison (table, Markdown, JSON, JUnit, CSV) matches its golden
-// file line by line, carries the environment warning, and colours only when asked.
+// file line by line, carries the environment warning, colours only when asked, and JSON written
+// case by case is the bytes of one nlohmann tree.
 //
 // To accept a deliberate change of format: BENCHLEDGER_UPDATE_GOLDEN=1 compare_tests, then
 // review the diff of tests/unit/compare/golden/.
@@ -88,4 +89,23 @@ TEST_CASE("the CSV matches its golden file and quotes params") {
   const std::string csv = br::render_comparison_csv(golden_report());
   check_golden("comparison.csv", csv);
   CHECK_THAT(csv, Catch::Contains("\"{\"\"n\"\":2000}\""));
+}
+
+TEST_CASE("the JSON form written case by case is byte for byte nlohmann's dump of the whole") {
+  // The writer streams; the bytes must stay those of dumping one tree with an indent of 2, for
+  // every optional member: looks, no cases, accepted, deterministic and paired cases.
+  const auto report = golden_report();
+  auto looked = cmp::settle_looks(std::vector<cmp::ComparisonReport>{report, report}, 0.05);
+  looked.cases.front().deterministic = true;
+  looked.cases.back().pairs = 7;
+  auto empty = report;
+  empty.cases.clear();
+  empty.warnings.clear();
+  for (const cmp::ComparisonReport* r :
+       std::vector<const cmp::ComparisonReport*>{&report, &looked, &empty}) {
+    const std::string text = br::render_comparison_json(*r);
+    CHECK(text == nlohmann::ordered_json::parse(text).dump(2) + "\n");
+  }
+  CHECK_THAT(br::render_comparison_json(empty), Catch::Contains("\"cases\": [],"));
+  CHECK_THAT(br::render_comparison_json(looked), Catch::EndsWith("\"looks\": 2\n}\n"));
 }
