@@ -78,18 +78,6 @@ int run_compare(const CompareCliOptions& options) {
   report.warnings.insert(report.warnings.begin(), selection_warnings.begin(),
                          selection_warnings.end());
 
-  std::string out;
-  if (options.format == "md") {
-    out = report::render_comparison_markdown(report);
-  } else if (options.format == "json") {
-    out = report::render_comparison_json(report);
-  } else if (options.format == "junit") {
-    out = report::render_comparison_junit(report);
-  } else if (options.format == "csv") {
-    out = report::render_comparison_csv(report);
-  } else {
-    out = report::render_comparison_table(report, use_colour(STDOUT_FILENO));
-  }
   // The table and Markdown carry the warnings; machine formats keep them in their own fields
   // (CSV has none), so they go to stderr as well, never mixed into stdout.
   if (options.format == "json" || options.format == "junit" || options.format == "csv") {
@@ -97,7 +85,19 @@ int run_compare(const CompareCliOptions& options) {
       std::cerr << "benchledger: warning: " << warning << '\n';
     }
   }
-  std::cout << out;  // main checks that it was written (cli/standard_output.hpp)
+  // Written as it is made: the output of a million cases is never held whole. main checks that
+  // it was written (cli/standard_output.hpp).
+  if (options.format == "md") {
+    report::write_comparison_markdown(std::cout, report);
+  } else if (options.format == "json") {
+    report::write_comparison_json(std::cout, report);
+  } else if (options.format == "junit") {
+    report::write_comparison_junit(std::cout, report);
+  } else if (options.format == "csv") {
+    report::write_comparison_csv(std::cout, report);
+  } else {
+    report::write_comparison_table(std::cout, report, use_colour(STDOUT_FILENO));
+  }
   return report.gate_pass ? 0 : 1;
 }
 

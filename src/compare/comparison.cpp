@@ -29,7 +29,7 @@ struct CaseResults {
   std::uint32_t number = 0;  // the case's number on its side
   std::span<const std::uint32_t> results;
 
-  const std::string& bench() const { return side->bench(number); }
+  std::string_view bench() const { return side->bench(number); }
   const Params& params() const { return side->params(number); }
 };
 
@@ -112,9 +112,12 @@ std::vector<CaseMatch> match_cases(const SideResults& base, const SideCases& bas
   return matches;
 }
 
-// The samples of a metric across a case's results (a metric without samples gives its value).
+// The samples of a metric across a case's results (a metric without samples gives its value):
+// those of its one result where the side keeps them, a copy only when several results pool (a
+// million cases of one result each copy nothing).
 struct Pooled {
-  std::vector<double> values;
+  std::span<const double> values;
+  std::vector<double> pooled;  // what `values` views when several results pool
   std::optional<SideResults::MetricValues> first;
 };
 
@@ -123,12 +126,19 @@ Pooled pool(const CaseResults* entry, const std::string& metric) {
   if (entry == nullptr) return pooled;
   const std::optional<std::uint32_t> number = entry->side->metric_number(metric);
   if (!number) return pooled;
+  std::size_t found = 0;
   for (const std::uint32_t r : entry->results) {
     const std::optional<SideResults::MetricValues> m = entry->side->metric(r, *number);
     if (!m) continue;
     if (!pooled.first) pooled.first = m;
-    pooled.values.insert(pooled.values.end(), m->values.begin(), m->values.end());
+    if (++found == 2) pooled.pooled.assign(pooled.values.begin(), pooled.values.end());
+    if (found >= 2) {
+      pooled.pooled.insert(pooled.pooled.end(), m->values.begin(), m->values.end());
+    } else {
+      pooled.values = m->values;
+    }
   }
+  if (found >= 2) pooled.values = pooled.pooled;
   return pooled;
 }
 
@@ -377,8 +387,10 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
                             side_text(current, current_cases.present)));
   }
 
+  // What the statistics and the gate still need of a case and metric whose comparison is already
+  // in report.cases: kept apart so that a million of them are not a million comparisons twice.
   struct Pending {
-    CaseComparison comparison;
+    std::size_t index = 0;  // in report.cases
     Pooled base, current;
     std::vector<double> base_in_current_unit;  // when the unit changed convertibly
     const RoundCentres* pairs = nullptr;       // options.pairs' entry for this case and metric
@@ -389,6 +401,7 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
   std::vector<Pending> pending;
   std::set<std::string> metrics_seen;
   pending.reserve(matches.size());
+  report.cases.reserve(matches.size() * std::max<std::size_t>(1, options.metrics.size()));
   std::deque<CaseResults> case_results;  // what Pending points at
   for (const CaseMatch& match : matches) {
     const std::string& key = *match.key;
@@ -425,7 +438,7 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
       item.base_case = base_case;
       if (!item.base.first && !item.current.first && !failure) continue;
       metrics_seen.insert(metric);
-      CaseComparison& cc = item.comparison;
+      CaseComparison cc;
       cc.bench = any.bench();
       cc.params = any.params();
       cc.metric = metric;
@@ -475,7 +488,7 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
         }
         if (*factor != 1.0) {
           // ns to us: the same quantity, compared in the current unit.
-          item.base_in_current_unit = item.base.values;
+          item.base_in_current_unit.assign(item.base.values.begin(), item.base.values.end());
           for (double& v : item.base_in_current_unit) v *= *factor;
           if (item.pairs != nullptr) {
             item.base_pairs_in_current_unit = item.pairs->base;
@@ -483,6 +496,8 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
           }
         }
       }
+      item.index = report.cases.size();
+      report.cases.push_back(std::move(cc));
       pending.push_back(std::move(item));
     }
   }
@@ -497,13 +512,14 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
   std::vector<std::size_t> compared;
   for (std::size_t i = 0; i < pending.size(); ++i) {
     const Pending& item = pending[i];
-    if (!item.base.first || !item.current.first || !item.comparison.remark.empty()) {
+    const CaseComparison& cc = report.cases[item.index];
+    if (!item.base.first || !item.current.first || !cc.remark.empty()) {
       continue;
     }
-    const std::vector<double>& base_values =
-        item.base_in_current_unit.empty() ? item.base.values : item.base_in_current_unit;
-    MetricInput input{base_values, item.current.values, item.comparison.better,
-                      item.comparison.threshold, item.comparison.deterministic};
+    const std::span<const double> base_values =
+        item.base_in_current_unit.empty() ? item.base.values
+                                          : std::span<const double>(item.base_in_current_unit);
+    MetricInput input{base_values, item.current.values, cc.better, cc.threshold, cc.deterministic};
     if (item.pairs != nullptr) {
       input.base_pairs = item.base_pairs_in_current_unit.empty() ? item.pairs->base
                                                                  : item.base_pairs_in_current_unit;
@@ -513,9 +529,10 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     compared.push_back(i);
   }
   const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
+  std::vector<MetricInput>().swap(inputs);  // before the remarks below take their memory
 
   for (std::size_t k = 0; k < compared.size(); ++k) {
-    CaseComparison& cc = pending[compared[k]].comparison;
+    CaseComparison& cc = report.cases[pending[compared[k]].index];
     const MetricAssessment& a = assessed[k];
     cc.change = a.change;
     cc.ci_low = a.ci_low;
@@ -542,8 +559,8 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     }
   }
 
-  for (Pending& item : pending) {
-    CaseComparison& cc = item.comparison;
+  for (const Pending& item : pending) {
+    CaseComparison& cc = report.cases[item.index];
     if (item.base.first) cc.base_center = stats::median(item.base.values);
     if (item.current.first) cc.current_center = stats::median(item.current.values);
     if (cc.verdict == Verdict::regression) {
@@ -557,7 +574,6 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     cc.fails_gate = failing_verdict && !cc.accepted;
     report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
     report.accepted += cc.accepted ? 1 : 0;
-    report.cases.push_back(std::move(cc));
   }
   report.undecided_fails = options.undecided_fails;
   settle_state(report);

@@ -35,19 +35,35 @@ void SideResults::keep_metric(std::string_view name, const Metric& metric) {
   m_metrics.push_back(kept);
 }
 
+std::uint32_t SideResults::case_number(std::string&& key, const std::string& bench,
+                                       const Params& params) {
+  const auto slot_of = [this](std::string_view text) {
+    return std::hash<std::string_view>{}(text) & (m_case_slots.size() - 1);
+  };
+  if (2 * (m_cases.size() + 1) > m_case_slots.size()) {
+    m_case_slots.assign(std::max<std::size_t>(64, 2 * m_case_slots.size()), k_none);
+    for (std::uint32_t c = 0; c < m_cases.size(); ++c) {
+      std::size_t slot = slot_of(m_cases[c].key);
+      while (m_case_slots[slot] != k_none) slot = (slot + 1) & (m_case_slots.size() - 1);
+      m_case_slots[slot] = c;
+    }
+  }
+  std::size_t slot = slot_of(key);
+  for (; m_case_slots[slot] != k_none; slot = (slot + 1) & (m_case_slots.size() - 1)) {
+    if (m_cases[m_case_slots[slot]].key == key) return m_case_slots[slot];
+  }
+  const auto number = static_cast<std::uint32_t>(m_cases.size());
+  m_cases.push_back({std::move(key), bench.size(), params});
+  m_case_slots[slot] = number;
+  return number;
+}
+
 template <class Metrics>
 void SideResults::add_result(std::string_view id, const std::string& bench, const Params& params,
                              std::string_view primary, const nlohmann::json& extra,
                              std::int64_t ops, std::int64_t errors, const Metrics& metrics) {
-  std::string key = benchledger::case_key(bench, params);
-  auto found = m_case_index.find(key);
-  if (found == m_case_index.end()) {
-    const auto number = static_cast<std::uint32_t>(m_cases.size());
-    m_cases.push_back({key, bench, params});
-    found = m_case_index.emplace(std::move(key), number).first;
-  }
   Result kept;
-  kept.case_index = found->second;
+  kept.case_index = case_number(benchledger::case_key(bench, params), bench, params);
   kept.primary = intern(primary);
   if (const auto failure = model::failure_of(primary, extra)) {
     kept.failure = intern(model::describe(*failure));

@@ -2,7 +2,8 @@
 // compactly: of each result its id, case, primary metric, ops, errors, why it failed, and the
 // values of the metrics it is compared on. A side of a million results then takes about 100 bytes
 // a result instead of a whole ResultRecord's 850 or so, and can be filled as a store reads the
-// results one at a time (Store::scan_results).
+// results one at a time (Store::scan_results). A case takes its key (bench and params), its
+// params, and a slot in an open-addressing index: some 250 bytes.
 #pragma once
 
 #include <cstddef>
@@ -51,7 +52,10 @@ class SideResults {
   // The cases, numbered in the order their first result came.
   std::size_t case_count() const { return m_cases.size(); }
   const std::string& case_key(std::size_t c) const { return m_cases[c].key; }
-  const std::string& bench(std::size_t c) const { return m_cases[c].bench; }
+  // The key's beginning: a case key is the bench followed by the canonical params.
+  std::string_view bench(std::size_t c) const {
+    return std::string_view(m_cases[c].key).substr(0, m_cases[c].bench_size);
+  }
   const Params& params(std::size_t c) const { return m_cases[c].params; }
 
   // The result numbered `r` (0-based, in the order added).
@@ -74,7 +78,8 @@ class SideResults {
   static constexpr std::uint32_t k_none = UINT32_MAX;
 
   struct Case {
-    std::string key, bench;
+    std::string key;
+    std::size_t bench_size = 0;
     Params params;
   };
   struct Result {
@@ -101,6 +106,8 @@ class SideResults {
   using TextIndex = std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>>;
 
   std::uint32_t intern(std::string_view text);
+  // The number of the case with this key, a new one (bench and params) when there is none.
+  std::uint32_t case_number(std::string&& key, const std::string& bench, const Params& params);
   template <class Metrics>
   void add_result(std::string_view id, const std::string& bench, const Params& params,
                   std::string_view primary, const nlohmann::json& extra, std::int64_t ops,
@@ -109,7 +116,9 @@ class SideResults {
 
   Kept m_kept;
   std::vector<Case> m_cases;
-  TextIndex m_case_index;  // by case key
+  // Case numbers by their key's hash, linear probing, k_none for an empty slot; never more than
+  // half full. A map of keys would hold each key twice, and a node a case.
+  std::vector<std::uint32_t> m_case_slots;
   std::vector<Result> m_results;
   std::string m_ids;  // every result's id, one after the other
   std::vector<KeptMetric> m_metrics;

@@ -25,6 +25,9 @@
 namespace benchledger::compare {
 namespace {
 
+// The largest size samples_to_reach tries.
+constexpr std::size_t k_max_samples_to_reach = 1000;
+
 constexpr std::array<std::pair<Verdict, std::string_view>, 8> k_verdict_names{{
     {Verdict::failed, "failed"},
     {Verdict::regression, "regression"},
@@ -250,6 +253,21 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
     }
     a.p_attainable = found->second;
   }
+  // samples_to_reach for every unreachable metric, each with a level of its own: the attainable
+  // p of each equal size is computed once, not once a metric (a million metrics of 5 samples a
+  // side would each search the sizes from k_min_samples up).
+  std::vector<double> attainable_equal;  // of sizes k_min_samples, k_min_samples + 1, ...
+  const auto samples_needed = [&](double level) -> std::optional<std::size_t> {
+    if (!(level > 0.0 && level <= 1.0)) return samples_to_reach(options.test, level);  // throws
+    for (std::size_t size = k_min_samples; size <= k_max_samples_to_reach; ++size) {
+      const std::size_t at = size - k_min_samples;
+      if (at == attainable_equal.size()) {
+        attainable_equal.push_back(smallest_attainable_p(options.test, size, size));
+      }
+      if (attainable_equal[at] <= level) return size;
+    }
+    return std::nullopt;
+  };
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     MetricAssessment& a = out[i];
     a.verdict = decide(a, inputs[i].better, options.alpha);
@@ -263,7 +281,7 @@ std::vector<MetricAssessment> assess(std::span<const MetricInput> inputs,
           stats::paired_detectable_change(a.pairs, log_ratio_stddev(inputs[i]), *a.p_needed);
       continue;
     }
-    if (!reachable) a.samples_needed = samples_to_reach(options.test, *a.p_needed);
+    if (!reachable) a.samples_needed = samples_needed(*a.p_needed);
     if (all_positive(inputs[i].base) && all_positive(inputs[i].current)) {
       a.detectable =
           reachable ? stats::minimal_detectable_change(
@@ -295,8 +313,7 @@ std::optional<std::size_t> samples_to_reach(DecidingTest test, double level) {
   if (!(level > 0.0 && level <= 1.0)) throw Error(fmt::format("level {} is outside (0, 1]", level));
   // The attainable p falls with N (C(2N, N) grows about fourfold per step), so a linear search
   // ends within a few dozen steps even for very small levels.
-  constexpr std::size_t k_max = 1000;
-  for (std::size_t size = k_min_samples; size <= k_max; ++size) {
+  for (std::size_t size = k_min_samples; size <= k_max_samples_to_reach; ++size) {
     if (smallest_attainable_p(test, size, size) <= level) return size;
   }
   return std::nullopt;

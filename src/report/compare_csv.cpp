@@ -1,6 +1,8 @@
 // CSV of a comparison (RFC 4180: CRLF-free lines, fields quoted when they hold a comma, quote
 // or newline). Numbers are written with full round-trip precision; percent columns say so.
 #include <cmath>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,10 @@ std::string number(const std::optional<double>& value, double scale = 1.0) {
 
 }  // namespace
 
-std::string render_comparison_csv(const compare::ComparisonReport& report) {
-  std::string out =
-      "bench,params,metric,unit,better,base_n,base_center,base_unit,current_n,current_center,"
-      "change_percent,ci_low_percent,ci_high_percent,p,p_adjusted,threshold_percent,verdict,"
-      "accepted_by,gate,detectable_percent,remark\n";
+void write_comparison_csv(std::ostream& out, const compare::ComparisonReport& report) {
+  out << "bench,params,metric,unit,better,base_n,base_center,base_unit,current_n,current_center,"
+         "change_percent,ci_low_percent,ci_high_percent,p,p_adjusted,threshold_percent,verdict,"
+         "accepted_by,gate,detectable_percent,remark\n";
   for (const compare::CaseComparison& c : report.cases) {
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
     for (const auto& [key, value] : c.params) params[key] = to_json(value);
@@ -48,12 +49,19 @@ std::string render_comparison_csv(const compare::ComparisonReport& report) {
                                           c.fails_gate ? "fail" : "pass",
                                           number(c.detectable, 100.0),
                                           comparison_remark(c)};
+    std::string line;
     for (std::size_t i = 0; i < fields.size(); ++i) {
-      out += csv_field(fields[i]);
-      out += i + 1 == fields.size() ? "\n" : ",";
+      line += csv_field(fields[i]);
+      line += i + 1 == fields.size() ? "\n" : ",";
     }
+    out << line;
   }
-  return out;
+}
+
+std::string render_comparison_csv(const compare::ComparisonReport& report) {
+  std::ostringstream out;
+  write_comparison_csv(out, report);
+  return out.str();
 }
 
 }  // namespace benchledger::report

@@ -1,5 +1,7 @@
 // JUnit XML of a comparison, in the shape CI systems' test views read (Jenkins, GitLab,
 // GitHub test reporters): testsuites > testsuite > testcase, <failure> for gate failures.
+#include <ostream>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -38,19 +40,19 @@ std::string describe(const compare::CaseComparison& c) {
 
 }  // namespace
 
-std::string render_comparison_junit(const compare::ComparisonReport& report) {
+void write_comparison_junit(std::ostream& out, const compare::ComparisonReport& report) {
   std::size_t failures = 0;
   for (const compare::CaseComparison& c : report.cases) failures += c.fails_gate ? 1 : 0;
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"benchledger compare\" tests=\"{}\" failures=\"{}\">\n",
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << fmt::format("<testsuites name=\"benchledger compare\" tests=\"{}\" failures=\"{}\">\n",
                      report.cases.size(), failures);
-  out += fmt::format(
+  out << fmt::format(
       "  <testsuite name=\"benchledger compare\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
       "skipped=\"0\">\n",
       report.cases.size(), failures);
-  out += "    <properties>\n";
+  out << "    <properties>\n";
   const auto property = [&](const std::string& name, const std::string& value) {
-    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", escape_xml(name),
+    out << fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", escape_xml(name),
                        escape_xml(value));
   };
   for (const compare::RunSummary& run : report.base) property("base", run.id);
@@ -60,37 +62,42 @@ std::string render_comparison_junit(const compare::ComparisonReport& report) {
   for (const compare::SettingChange& change : report.configuration)
     property("configuration", setting_change_text(change));
   for (const std::string& warning : report.warnings) property("warning", warning);
-  out += "    </properties>\n";
+  out << "    </properties>\n";
   for (const compare::CaseComparison& c : report.cases) {
     const std::string classname = c.bench.substr(0, c.bench.find('/'));
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escape_xml(classname),
+    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escape_xml(classname),
                        escape_xml(comparison_case_label(c) + " " + c.metric));
     const std::string text = describe(c);
     if (c.fails_gate) {
       const std::string body = c.failure_output.empty()
                                    ? text
                                    : text + "\nthe last lines of its stderr:\n" + c.failure_output;
-      out += fmt::format(
+      out << fmt::format(
           ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
           compare::to_string(c.verdict), escape_xml(text), escape_xml(body));
     } else if (c.accepted) {
-      out += fmt::format(
+      out << fmt::format(
           ">\n      <system-out>{}; accepted by note {} ({}): {}</system-out>\n    </testcase>\n",
           escape_xml(text), escape_xml(c.accepted->note), escape_xml(c.accepted->author),
           escape_xml(c.accepted->text));
     } else {
-      out +=
-          fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n", escape_xml(text));
+      out << fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                         escape_xml(text));
     }
   }
   if (!report.warnings.empty()) {
-    out += "    <system-err>";
+    out << "    <system-err>";
     for (const std::string& warning : report.warnings)
-      out += "warning: " + escape_xml(warning) + "\n";
-    out += "</system-err>\n";
+      out << "warning: " + escape_xml(warning) + "\n";
+    out << "</system-err>\n";
   }
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+std::string render_comparison_junit(const compare::ComparisonReport& report) {
+  std::ostringstream out;
+  write_comparison_junit(out, report);
+  return out.str();
 }
 
 }  // namespace benchledger::report

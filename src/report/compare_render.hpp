@@ -3,10 +3,15 @@
 // functions: the same report gives the same bytes. Every form but CSV carries the warnings
 // (environment differences included); the CLI prints them on stderr for CSV.
 //
+// Each form has a write_ function that writes to a stream as it goes, so that a comparison of a
+// million cases is never held as text (the CLI writes to standard output so), and a render_
+// function that returns the same bytes as a string.
+//
 // These files (compare_*.cpp) render what src/compare decides; the rest of src/report renders
 // reports.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,11 +25,14 @@ namespace benchledger::report {
 // verdict; then the warnings, the count per verdict and the gate. `colour` adds ANSI colours
 // to verdicts and the gate line.
 std::string render_comparison_table(const compare::ComparisonReport& report, bool colour);
+void write_comparison_table(std::ostream& out, const compare::ComparisonReport& report,
+                            bool colour);
 
 // GitHub-flavoured Markdown, ready to post as a pull-request comment: a heading with the gate,
 // the runs, the count per verdict, the warnings folded into one collapsed <details>, then
 // comparison_table_blocks() of every case.
 std::string render_comparison_markdown(const compare::ComparisonReport& report);
+void write_comparison_markdown(std::ostream& out, const compare::ComparisonReport& report);
 
 // The one table of a comparison that people read: compare's Markdown, the gate's
 // comparison.md and the report's Comparison section all show it. The table (verdict, case,
@@ -38,11 +46,15 @@ std::string render_comparison_markdown(const compare::ComparisonReport& report);
 std::vector<Block> comparison_table_blocks(
     const compare::ComparisonReport& report,
     const std::vector<const compare::CaseComparison*>& cases);
+// The Markdown of comparison_table_blocks() of every case in report order, as
+// render_markdown_blocks() writes it, each row written as it is made.
+void write_comparison_table_blocks(std::ostream& out, const compare::ComparisonReport& report);
 
 // The JSON object of docs/ci-gate.md: base, current, options, warnings, cases, summary, gate.
-// Changes and intervals are in percent; an infinite detectable change is null.
-nlohmann::ordered_json comparison_to_json(const compare::ComparisonReport& report);
-std::string render_comparison_json(const compare::ComparisonReport& report);  // ends with '\n'
+// Changes and intervals are in percent; an infinite detectable change is null. The bytes are
+// nlohmann's dump with an indent of 2, and a '\n'.
+std::string render_comparison_json(const compare::ComparisonReport& report);
+void write_comparison_json(std::ostream& out, const compare::ComparisonReport& report);
 
 // `markdown` when it has at most `limit` bytes; else its first lines and a note that it was cut
 // and that the whole of it is `where_whole`, together at most `limit` bytes (a byte count is
@@ -52,11 +64,13 @@ std::string fit_comment(const std::string& markdown, std::size_t limit,
 
 // JUnit XML: one testcase per compared metric, a <failure> for each that fails the gate.
 std::string render_comparison_junit(const compare::ComparisonReport& report);
+void write_comparison_junit(std::ostream& out, const compare::ComparisonReport& report);
 
 // RFC 4180 CSV with a header row, one row per compared metric; base_center is in base_unit,
 // current_center in unit (they differ when a case's unit changed); percent columns; the last,
 // `remark`, is comparison_remark (what JSON's `remark` holds).
 std::string render_comparison_csv(const compare::ComparisonReport& report);
+void write_comparison_csv(std::ostream& out, const compare::ComparisonReport& report);
 
 // Helpers shared by the renderers (values with units: report/format.hpp).
 std::string comparison_case_label(const compare::CaseComparison& c);  // `bench [k=v, ...]`

@@ -1,7 +1,10 @@
 // The human forms of a comparison: the terminal table and the Markdown comment.
 #include <algorithm>
 #include <cmath>
+#include <ostream>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -99,10 +102,27 @@ std::string run_text(const compare::RunSummary& run) {
 
 namespace {
 
-struct Row {
-  std::vector<std::string> cells;
-  Verdict verdict;
-  bool accepted;
+// The cells of every row, kept until the columns' widths are known: one string for all of them
+// and where each ends, not a vector of strings a row (a million rows are a million cases).
+class Rows {
+ public:
+  static constexpr std::size_t k_columns = 8;
+
+  void add(const std::vector<std::string>& cells) {
+    for (const std::string& cell : cells) {
+      m_text += cell;
+      m_ends.push_back(m_text.size());
+    }
+  }
+  std::string_view cell(std::size_t row, std::size_t column) const {
+    const std::size_t at = row * k_columns + column;
+    const std::size_t begin = at == 0 ? 0 : m_ends[at - 1];
+    return std::string_view(m_text).substr(begin, m_ends[at] - begin);
+  }
+
+ private:
+  std::string m_text;
+  std::vector<std::size_t> m_ends;  // of each cell in m_text, row by row
 };
 
 std::string verdict_text(const CaseComparison& c) {
@@ -211,38 +231,41 @@ std::string base_text(const ComparisonReport& report) {
 
 }  // namespace
 
-std::string render_comparison_table(const ComparisonReport& report, bool colour) {
+void write_comparison_table(std::ostream& out, const ComparisonReport& report, bool colour) {
   const std::vector<std::string> header{"benchmark", "metric",   "base",     "current",
                                         "change",    "interval", "p (adj.)", "verdict"};
-  std::vector<Row> rows;
-  for (const CaseComparison& c : report.cases)
-    rows.push_back({cells_of(c), c.verdict, c.accepted.has_value()});
+  Rows rows;
+  for (const CaseComparison& c : report.cases) rows.add(cells_of(c));
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const Row& row : rows) {
-    for (std::size_t i = 0; i < row.cells.size(); ++i)
-      width[i] = std::max(width[i], row.cells[i].size());
+  for (std::size_t r = 0; r < report.cases.size(); ++r) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      width[i] = std::max(width[i], rows.cell(r, i).size());
   }
-  const auto line = [&](const std::vector<std::string>& cells, const char* verdict_colour) {
-    std::string out;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
+  const auto line = [&](const auto& cell_of, const char* verdict_colour) {
+    std::string text;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      const std::string_view cell_text = cell_of(i);
       const bool numeric = i >= 2 && i <= 6;
-      const bool last = i + 1 == cells.size();
-      std::string cell = numeric ? fmt::format("{:>{}}", cells[i], width[i])
-                         : last  ? cells[i]
-                                 : fmt::format("{:<{}}", cells[i], width[i]);
+      const bool last = i + 1 == header.size();
+      std::string cell = numeric ? fmt::format("{:>{}}", cell_text, width[i])
+                         : last  ? std::string(cell_text)
+                                 : fmt::format("{:<{}}", cell_text, width[i]);
       if (last && colour && *verdict_colour != '\0') cell = verdict_colour + cell + "\x1b[0m";
-      out += cell;
-      if (!last) out += "  ";
+      text += cell;
+      if (!last) text += "  ";
     }
-    return out + "\n";
+    out << text << "\n";
   };
-  std::string out;
-  out += configuration_text(report);
-  out += fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
-  out += line(header, "");
-  for (const Row& row : rows) out += line(row.cells, colour_of(row.verdict, row.accepted));
-  std::vector<std::string> remarks;
+  out << configuration_text(report);
+  out << fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
+  line([&](std::size_t i) { return std::string_view(header[i]); }, "");
+  for (std::size_t r = 0; r < report.cases.size(); ++r) {
+    const CaseComparison& c = report.cases[r];
+    line([&](std::size_t i) { return rows.cell(r, i); },
+         colour_of(c.verdict, c.accepted.has_value()));
+  }
+  bool any_remark = false;
   for (const CaseComparison& c : report.cases) {
     std::string remark = comparison_remark(c);
     if (const std::string note = medians_note(c); !note.empty())
@@ -252,32 +275,38 @@ std::string render_comparison_table(const ComparisonReport& report, bool colour)
                                                            c.accepted->note, c.accepted->author,
                                                            c.accepted->text);
     }
-    if (!remark.empty())
-      remarks.push_back(fmt::format("  {} {}: {}", comparison_case_label(c), c.metric, remark));
+    if (remark.empty()) continue;
+    out << (any_remark ? "\n" : "\nnotes:\n")
+        << fmt::format("  {} {}: {}", comparison_case_label(c), c.metric, remark);
+    any_remark = true;
   }
-  if (!remarks.empty()) out += "\nnotes:\n" + fmt::format("{}\n", fmt::join(remarks, "\n"));
-  out += failure_output_text(report);
+  if (any_remark) out << "\n";
+  out << failure_output_text(report);
   if (!report.warnings.empty()) {
-    out += "\n";
-    for (const std::string& warning : report.warnings) out += "warning: " + warning + "\n";
+    out << "\n";
+    for (const std::string& warning : report.warnings) out << "warning: " + warning + "\n";
   }
-  out += "\n" + summary_text(report) + "\n";
-  out += settings_text(report) + "\n";
+  out << "\n" + summary_text(report) + "\n";
+  out << settings_text(report) + "\n";
   const char* gate_colour = report.state == compare::GateState::passed   ? "\x1b[1;32m"
                             : report.state == compare::GateState::failed ? "\x1b[1;31m"
                                                                          : "\x1b[1;33m";
   const std::string gate = "gate: " + gate_verdict_text(report);
-  out += (colour ? gate_colour + gate + "\x1b[0m" : gate) + "\n";
-  return out;
+  out << (colour ? gate_colour + gate + "\x1b[0m" : gate) + "\n";
 }
 
-std::string render_comparison_markdown(const ComparisonReport& report) {
-  std::string out;
-  out += fmt::format("### benchledger compare: {}\n\n", gate_title(report));
-  out += configuration_markdown(report);
-  out += fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
+std::string render_comparison_table(const ComparisonReport& report, bool colour) {
+  std::ostringstream out;
+  write_comparison_table(out, report, colour);
+  return out.str();
+}
+
+void write_comparison_markdown(std::ostream& out, const ComparisonReport& report) {
+  out << fmt::format("### benchledger compare: {}\n\n", gate_title(report));
+  out << configuration_markdown(report);
+  out << fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
                      escape_markdown_cell(run_text(report.current)));
-  out += escape_markdown(summary_text(report)) + ".\n";
+  out << escape_markdown(summary_text(report)) + ".\n";
   if (!report.warnings.empty()) {
     // Hosted runners trigger several of these on every pull request (a container, a VM, load):
     // one collapsed line keeps them from pushing the table down, and a click shows them all.
@@ -286,16 +315,19 @@ std::string render_comparison_markdown(const ComparisonReport& report) {
       title += fmt::format(": the environments differ in {}",
                            plural(report.env_differences.size(), "field", "fields"));
     }
-    out += "\n<details><summary>⚠️ " + escape_html(title) + "</summary>\n\n";
+    out << "\n<details><summary>⚠️ " + escape_html(title) + "</summary>\n\n";
     for (const std::string& warning : report.warnings)
-      out += "- " + escape_markdown(warning) + "\n";
-    out += "\n</details>\n";
+      out << "- " + escape_markdown(warning) + "\n";
+    out << "\n</details>\n";
   }
-  std::vector<const CaseComparison*> cases;
-  for (const CaseComparison& c : report.cases) cases.push_back(&c);
-  out += render_markdown_blocks(comparison_table_blocks(report, cases));
-  out += failure_output_markdown(report);
-  return out;
+  write_comparison_table_blocks(out, report);
+  out << failure_output_markdown(report);
+}
+
+std::string render_comparison_markdown(const ComparisonReport& report) {
+  std::ostringstream out;
+  write_comparison_markdown(out, report);
+  return out.str();
 }
 
 }  // namespace benchledger::report

@@ -19,6 +19,13 @@ Document build_document(const ReportInput& input);
 // under the title, and compare's comment under its own heading.
 std::string render_markdown_blocks(const std::vector<Block>& blocks);
 
+// A table's row as GitHub-flavoured Markdown, with its '\n': what render_markdown_blocks()
+// writes for each row of a Table, for a writer that makes its rows one at a time.
+std::string render_markdown_row(const std::vector<Cell>& row);
+
+// Text as GitHub-flavoured Markdown, escaped: a paragraph's or a list item's body.
+std::string render_markdown_text(const Text& text);
+
 // A cell's icon as Markdown draws it: an emoji and a space (`❌ ` for `regression`), or empty.
 std::string markdown_icon(const std::string& icon);
 

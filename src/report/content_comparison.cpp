@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <ostream>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "report/compare_render.hpp"
+#include "report/content.hpp"
 #include "report/content_sections.hpp"
 #include "report/format.hpp"
 
@@ -308,31 +310,41 @@ std::string medians_note(const compare::CaseComparison& c) {
                         "one of each side");
 }
 
-std::vector<Block> comparison_table_blocks(
-    const compare::ComparisonReport& report,
-    const std::vector<const compare::CaseComparison*>& cases) {
+namespace {
+
+// The table without its rows: the header and each column's alignment.
+Table comparison_table_frame(const compare::ComparisonReport& report) {
   Table table;
   table.header = {"verdict", "case",    "metric",
                   "base",    "current", "change (" + percent_of(1 - report.alpha) + " interval)",
                   "samples"};
   table.align = {Align::left,  Align::left,  Align::left, Align::right,
                  Align::right, Align::right, Align::right};
-  BulletList remarks;
+  return table;
+}
+
+// The params every case of the report shares.
+Params comparison_common_params(const compare::ComparisonReport& report) {
   std::vector<const Params*> all_params;
   for (const compare::CaseComparison& c : report.cases) all_params.push_back(&c.params);
-  const Params common = content::common_params(all_params);
-  for (const compare::CaseComparison* c : cases) {
-    table.rows.push_back(comparison_row(*c, common));
-    if (const std::string remark = remark_text(*c); !remark.empty()) {
-      Text item = case_text(c->bench, content::without(c->params, common));
-      item.push_back(plain(" "));
-      item.push_back(code(c->metric));
-      item.push_back(plain(": " + remark));
-      remarks.items.push_back(std::move(item));
-    }
-  }
+  return content::common_params(all_params);
+}
+
+// The remark of a case as a list item, `case metric: remark`; empty when it has none.
+Text remark_item(const compare::CaseComparison& c, const Params& common) {
+  const std::string remark = remark_text(c);
+  if (remark.empty()) return {};
+  Text item = case_text(c.bench, content::without(c.params, common));
+  item.push_back(plain(" "));
+  item.push_back(code(c.metric));
+  item.push_back(plain(": " + remark));
+  return item;
+}
+
+// What follows the table: the shared params, the legends and how the verdicts were reached.
+std::vector<Block> comparison_table_notes(const compare::ComparisonReport& report,
+                                          const Params& common) {
   std::vector<Block> blocks;
-  blocks.emplace_back(std::move(table));
   if (!common.empty()) blocks.emplace_back(content::common_params_note(common));
   blocks.emplace_back(Paragraph{
       {plain("base, current: each side's median. change: how much larger current is than base, as "
@@ -346,8 +358,43 @@ std::vector<Block> comparison_table_blocks(
   if (const std::string verdicts = verdict_legend(report); !verdicts.empty())
     blocks.emplace_back(Paragraph{{plain(verdicts + ".")}, "note"});
   blocks.emplace_back(statistics_paragraph(report));
+  return blocks;
+}
+
+}  // namespace
+
+std::vector<Block> comparison_table_blocks(
+    const compare::ComparisonReport& report,
+    const std::vector<const compare::CaseComparison*>& cases) {
+  Table table = comparison_table_frame(report);
+  BulletList remarks;
+  const Params common = comparison_common_params(report);
+  for (const compare::CaseComparison* c : cases) {
+    table.rows.push_back(comparison_row(*c, common));
+    if (Text item = remark_item(*c, common); !item.empty())
+      remarks.items.push_back(std::move(item));
+  }
+  std::vector<Block> blocks;
+  blocks.emplace_back(std::move(table));
+  for (Block& block : comparison_table_notes(report, common)) blocks.push_back(std::move(block));
   if (!remarks.items.empty()) blocks.emplace_back(std::move(remarks));
   return blocks;
+}
+
+void write_comparison_table_blocks(std::ostream& out, const compare::ComparisonReport& report) {
+  const Params common = comparison_common_params(report);
+  out << render_markdown_blocks({comparison_table_frame(report)});
+  // Each row is made, written and dropped: the rows of a million cases are never held at once.
+  for (const compare::CaseComparison& c : report.cases)
+    out << render_markdown_row(comparison_row(c, common));
+  out << render_markdown_blocks(comparison_table_notes(report, common));
+  bool any_remark = false;
+  for (const compare::CaseComparison& c : report.cases) {
+    const Text item = remark_item(c, common);
+    if (item.empty()) continue;
+    out << (any_remark ? "- " : "\n- ") << render_markdown_text(item) << "\n";
+    any_remark = true;
+  }
 }
 
 }  // namespace benchledger::report

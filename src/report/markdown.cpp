@@ -59,6 +59,19 @@ std::string markdown_icon(const std::string& icon) {
   return {};
 }
 
+std::string render_markdown_text(const Text& text) {
+  return render(text);
+}
+
+std::string render_markdown_row(const std::vector<Cell>& row) {
+  std::string out = "|";
+  for (const Cell& cell : row) {
+    const std::string text = markdown_icon(cell.icon) + render(cell.text);
+    out += text.empty() ? " |" : " " + text + " |";
+  }
+  return out + "\n";
+}
+
 namespace {
 
 std::string render_table(const Table& table) {
@@ -67,14 +80,7 @@ std::string render_table(const Table& table) {
   out += "\n|";
   for (const Align a : table.align) out += a == Align::right ? " ---: |" : " --- |";
   out += "\n";
-  for (const auto& row : table.rows) {
-    out += "|";
-    for (const Cell& cell : row) {
-      const std::string text = markdown_icon(cell.icon) + render(cell.text);
-      out += text.empty() ? " |" : " " + text + " |";
-    }
-    out += "\n";
-  }
+  for (const auto& row : table.rows) out += render_markdown_row(row);
   return out;
 }
 

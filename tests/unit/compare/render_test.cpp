@@ -1,6 +1,7 @@
 // Every output format of a comparison (table, Markdown, JSON, JUnit, CSV) matches its golden
 // file line by line, carries the environment warning, and colours only when asked; the Markdown
-// is valid GitHub-flavoured Markdown with the warnings folded away.
+// is valid GitHub-flavoured Markdown with the warnings folded away, and JSON and Markdown written
+// case by case are the bytes of one nlohmann tree and of the table's blocks.
 //
 // To accept a deliberate change of format: BENCHLEDGER_UPDATE_GOLDEN=1 compare_tests, then
 // review the diff of tests/unit/compare/golden/.
@@ -16,6 +17,7 @@
 
 #include "compare/comparison.hpp"
 #include "report/compare_render.hpp"
+#include "report/content.hpp"
 #include "support/golden.hpp"
 #include "support/process.hpp"
 #include "support/scratch_dir.hpp"
@@ -118,4 +120,47 @@ TEST_CASE("the CSV matches its golden file and quotes params") {
   const std::string csv = br::render_comparison_csv(golden_report());
   check_golden("comparison.csv", csv);
   CHECK_THAT(csv, Catch::Contains("\"{\"\"n\"\":2000}\""));
+}
+
+TEST_CASE("the JSON form written case by case is byte for byte nlohmann's dump of the whole") {
+  // The writer streams; the bytes must stay those of dumping one tree with an indent of 2, for
+  // every optional member: looks, no cases, accepted, deterministic and paired cases, the gate
+  // configuration, a case judged by the base's configuration and a failed case's stderr.
+  const auto report = golden_report();
+  auto looked = cmp::settle_looks(std::vector<cmp::ComparisonReport>{report, report}, 0.05);
+  looked.cases.front().deterministic = true;
+  looked.cases.back().pairs = 7;
+  looked.configuration = {{"thresholds.work", "none", "1000%"}};
+  looked.cases.front().judged = cmp::Verdict::regression;
+  looked.cases.front().loosened = {{"threshold", "5%", "1000%"}};
+  looked.cases.back().failure_output = "error: \"out of memory\"\n\tat line 2\n";
+  auto empty = report;
+  empty.cases.clear();
+  empty.warnings.clear();
+  for (const cmp::ComparisonReport* r :
+       std::vector<const cmp::ComparisonReport*>{&report, &looked, &empty}) {
+    const std::string text = br::render_comparison_json(*r);
+    CHECK(text == nlohmann::ordered_json::parse(text).dump(2) + "\n");
+  }
+  CHECK_THAT(br::render_comparison_json(empty), Catch::Contains("\"cases\": [],"));
+  CHECK_THAT(br::render_comparison_json(looked), Catch::EndsWith("\"looks\": 2\n}\n"));
+}
+
+TEST_CASE("the Markdown table written row by row is byte for byte the blocks of the whole table") {
+  // compare's Markdown streams the table; the report renders its blocks. Both must stay one
+  // text, with the remarks, the shared params and an empty table alike.
+  auto report = golden_report();
+  auto shared = report;
+  for (cmp::CaseComparison& c : shared.cases)
+    c.params = {{"n", benchledger::ParamValue(std::int64_t{1})}};
+  auto empty = report;
+  empty.cases.clear();
+  for (const cmp::ComparisonReport* r :
+       std::vector<const cmp::ComparisonReport*>{&report, &shared, &empty}) {
+    std::vector<const cmp::CaseComparison*> cases;
+    for (const cmp::CaseComparison& c : r->cases) cases.push_back(&c);
+    std::ostringstream written;
+    br::write_comparison_table_blocks(written, *r);
+    CHECK(written.str() == br::render_markdown_blocks(br::comparison_table_blocks(*r, cases)));
+  }
 }
