@@ -172,11 +172,12 @@ std::vector<Cell> comparison_row(const compare::CaseComparison& c, const Params&
     return v ? format_quantity(*v, unit) : std::string(k_missing);
   };
   const std::string verdict = content::verdict_text(c);
+  // A case accepted by a note or by this change's own settings: one symbol and colour for both.
+  const std::string kind = c.accepted || c.verdict == compare::Verdict::accepted_by_change
+                               ? std::string("accepted")
+                               : std::string(compare::to_string(c.verdict));
   std::vector<Cell> row;
-  row.push_back(
-      Cell{{c.fails_gate ? strong(verdict) : plain(verdict)},
-           c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict)),
-           c.accepted ? std::string("accepted") : std::string(compare::to_string(c.verdict))});
+  row.push_back(Cell{{c.fails_gate ? strong(verdict) : plain(verdict)}, kind, kind});
   row.push_back(Cell{case_text(c.bench, content::without(c.params, common)), {}, {}});
   row.push_back(Cell{{code(c.metric)}, {}, {}});
   row.push_back(text_cell(value(c.base_center, c.base_unit)));
