@@ -120,7 +120,8 @@ TEST_CASE("a regression the head's raised threshold passes is accepted by this c
   CHECK(md.find("**Gate configuration**") < md.find("| verdict | case |"));
   CHECK(md.find("| `thresholds.work` | none | `1000%` |") != std::string::npos);
   CHECK(md.find("| `fast` | `time` |") != std::string::npos);
-  CHECK(md.find("| accepted by this change | `work` | `time` |") < md.find("| `fast` | `time` |"));
+  CHECK(md.find("| ☑️ accepted by this change | `work` | `time` |") <
+        md.find("| `fast` | `time` |"));
   CHECK(md.find("`work` `time`: regression by the base's configuration; threshold 5% -\\> 1000%") !=
         std::string::npos);
   const std::string txt = render_comparison_table(report, false);
