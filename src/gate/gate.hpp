@@ -54,9 +54,10 @@ struct GateSettings {
   std::filesystem::path log;         // every step's output is appended here
   std::vector<std::string> command;  // the gate's own argv, for the pooled runs' `command`
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
-  // Checks HEAD_REV's configuration (read with `git cat-file`, before anything is checked out)
-  // beyond what load_config checks: `benchledger run`'s own flags in each gate.run entry. Throws
-  // Error; `origin` is how messages name the file (`benchledger.json at HEAD`). May be empty.
+  // Checks each revision's configuration (read with `git cat-file`, before anything is checked
+  // out) beyond what load_config checks: `benchledger run`'s own flags in each gate.run entry.
+  // Throws Error (HEAD_REV's stops the gate; BASE_REV's is set aside with a warning); `origin` is
+  // how messages name the file (`benchledger.json at HEAD`). May be empty.
   std::function<void(const Config& config, const std::string& origin)> check_config;
 };
 
