@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,12 +14,14 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -158,6 +161,40 @@ std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
           "--quiet",
           "--log-file=" + (dir / "valgrind.%p.log").string(),
           "--callgrind-out-file=" + (dir / "callgrind.out.%p").string()};
+}
+
+// Valgrind's tmpdir, as it finds it: TMPDIR, else /tmp.
+std::filesystem::path valgrind_tmpdir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+// Removes what a Valgrind killed in its first moments left in its tmpdir. Each Valgrind makes
+// `valgrind_proc_<pid>_cmdline_<hex>` (and `_auxv_`) there at start-up and unlinks it at once, so a
+// signal passed on to a command whose shell is starting a child under Valgrind can leave one.
+// Only files of processes that are gone and made since `since` (this count began; file times lag
+// the clock by up to a tick, hence a second's margin) are removed: a live Valgrind's file, or an
+// older one, is not this count's.
+void remove_orphaned_valgrind_files(std::filesystem::file_time_type since) {
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(valgrind_tmpdir(), error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    constexpr std::string_view prefix = "valgrind_proc_";
+    if (name.rfind(prefix, 0) != 0) continue;
+    long pid = 0;
+    const char* first = name.data() + prefix.size();
+    const auto [rest, parsed] = std::from_chars(first, name.data() + name.size(), pid);
+    const std::string_view tail(rest, static_cast<std::size_t>(name.data() + name.size() - rest));
+    if (parsed != std::errc() || pid <= 0 ||
+        (tail.rfind("_cmdline_", 0) != 0 && tail.rfind("_auxv_", 0) != 0)) {
+      continue;
+    }
+    std::error_code ignored;
+    if (it->last_write_time(ignored) < since - std::chrono::seconds(1) || ignored) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove(it->path(), ignored);
+  }
 }
 
 // Valgrind's own complaint (its log), for a run that failed under it.
@@ -351,7 +388,9 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
       return counted;
     }
   }
+  const auto started = std::filesystem::file_time_type::clock::now();
   const CommandRun run = runner.run(argv, settings.timeout, settings.show_output);
+  remove_orphaned_valgrind_files(started);
   throw_if_stopped();  // the run was ended by the signal, its counts cut short
   if (!run.ok()) {
     counted.failure =
@@ -386,7 +425,9 @@ CountedCase count_native_case(const NativeCase& c, const std::vector<std::string
   command.insert(command.end(), argv.begin() + 1, argv.end());
 
   CountedCase counted;
+  const auto started = std::filesystem::file_time_type::clock::now();
   const CommandRun run = run_command_once(command, c.timeout, false);
+  if (counter == Counter::valgrind) remove_orphaned_valgrind_files(started);
   throw_if_stopped();  // the program was ended by the signal, its counts cut short
   nlohmann::json answer;
   if (std::ifstream in(report); in) {

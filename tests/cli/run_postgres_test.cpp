@@ -12,6 +12,7 @@
 #include <set>
 
 #include "run_support.hpp"
+#include "support/postgres.hpp"
 
 using namespace benchledger::run_test;
 using nlohmann::json;
@@ -27,6 +28,16 @@ std::string test_server() {
         "throwaway PostgreSQL (Debian: apt-get install postgresql)");
   }
   return dsn;
+}
+
+// Makes `dir` the TMPDIR of a run's throwaway server (the postgres user must enter it) and
+// returns the server's command line there, to find it among the processes: other tests start
+// throwaway servers of their own at the same time.
+std::string throwaway_server_in(const ScratchDir& dir) {
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all |
+                                               std::filesystem::perms::others_exec |
+                                               std::filesystem::perms::group_exec);
+  return "bin/postgres -D " + dir.path().string() + "/benchledger-pg-";
 }
 
 // The same URI with a password in its user part: trust authentication ignores it, so the run
@@ -185,33 +196,35 @@ TEST_CASE("connections a server refuses are counted as errors under SQLSTATE 533
 }
 
 TEST_CASE("the postgres suite without a server starts a throwaway one and stops it") {
-  const std::string dsn = test_server();  // the PostgreSQL binaries are installed
+  test_server();  // the PostgreSQL binaries are installed
   ::unsetenv("BENCHLEDGER_PG");
   ScratchDir dir;
+  const std::string server = throwaway_server_in(dir);
   const auto ledger = dir.path() / "ledger.ndjson";
-  const int servers_before = processes_matching("benchledger-pg-");
-  const auto result =
-      run_cli({"run", "--suite", "postgres", "--ledger", ledger.string(), "--filter",
-               "select1_pool", "--repetitions", "1", "--warmup", "0", "--param", "concurrency=10"});
+  benchledger::test_support::ProcessOptions options;
+  options.env = {"TMPDIR=" + dir.path().string()};
+  const auto result = benchledger::test_support::run_process(
+      {cli(), "run", "--suite", "postgres", "--ledger", ledger.string(), "--filter", "select1_pool",
+       "--repetitions", "1", "--warmup", "0", "--param", "concurrency=10"},
+      options);
   INFO(result.err);
-  REQUIRE(result.status == 0);
+  REQUIRE(result.exit_code == 0);
   const auto records = read_ledger(ledger);
   CHECK(records[0]["env"]["runtimes"]["postgres_server"].get<std::string>().rfind("PostgreSQL ",
                                                                                   0) == 0);
   CHECK(records[0]["env"]["postgres"]["same_host"] == true);
   CHECK(results_of(records).size() == 1);
-  CHECK(processes_matching("benchledger-pg-") == servers_before);
+  CHECK(processes_matching(server) == 0);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    CHECK(entry.path().filename().string().rfind("benchledger-pg-", 0) != 0);
+  }
 }
 
 TEST_CASE("a throwaway server stops when the benchledger that started it is killed") {
   test_server();  // the PostgreSQL binaries are installed
   ::unsetenv("BENCHLEDGER_PG");
   ScratchDir dir;
-  // The throwaway's folder goes under the scratch folder, which the postgres user must enter.
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all |
-                                               std::filesystem::perms::others_exec |
-                                               std::filesystem::perms::group_exec);
-  const std::string server = "bin/postgres -D " + dir.path().string() + "/benchledger-pg-";
+  const std::string server = throwaway_server_in(dir);
   benchledger::test_support::ProcessOptions options;
   options.env = {"TMPDIR=" + dir.path().string()};
   options.stdout_path = options.stderr_path = "/dev/null";
@@ -231,8 +244,10 @@ TEST_CASE("a throwaway server stops when the benchledger that started it is kill
 }
 
 TEST_CASE("run --pgbench scans two client counts against the server, initialising once") {
-  const std::string dsn = test_server();
-  ScratchDir dir;
+  // A database of its own: pgbench's initialisation drops and makes its tables, and other tests
+  // run pgbench on the same server at the same time.
+  benchledger::test_support::PgScratchDir dir;
+  const std::string dsn = dir.pg_uri();
   const auto ledger = dir.path() / "ledger.ndjson";
   // With a password in the DSN (trust authentication ignores it): pgbench gets it in its
   // environment, never on its command line, which any local user can read while it runs.

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "run_support.hpp"
+#include "support/postgres.hpp"
 
 using namespace benchledger::run_test;
 using benchledger::test_support::ProcessOptions;
@@ -275,6 +277,36 @@ TEST_CASE("SIGINT while callgrind counts a command leaves no callgrind folder an
   CHECK_THAT(stopped.err, Catch::Contains("nothing was appended"));
 }
 
+TEST_CASE(
+    "a count ended by a signal removes the start-up file of a Valgrind it killed, only that") {
+  // A Valgrind ended in its first moments leaves the `valgrind_proc_<pid>_cmdline_*` file it
+  // makes and unlinks at start-up; which start-up a signal meets cannot be chosen, so this test
+  // plants the files such a Valgrind leaves, once the count runs: one of a process that is gone
+  // (removed), one of a live process and one from before the count (both kept).
+  StoppableRun run({"--measure", "instructions:valgrind", "--runs", "1", "--warmup", "0", "--",
+                    "/bin/sh", "-c", "while :; do sleep 1; done"});
+  const pid_t gone = benchledger::test_support::spawn({"true"}, {}).pid;
+  ::waitpid(gone, nullptr, 0);
+  const std::string orphan = "valgrind_proc_" + std::to_string(gone) + "_cmdline_0badf00d";
+  const std::string live = "valgrind_proc_" + std::to_string(::getpid()) + "_cmdline_0badf00d";
+  const std::string older = "valgrind_proc_" + std::to_string(gone) + "_auxv_0badf00d";
+  const Stopped stopped = run.stop_when(
+      [&](const std::vector<std::string>& processes) {
+        if (count_containing(processes, "--tool=callgrind") < 2) return false;
+        for (const std::string& name : {orphan, live, older}) std::ofstream(run.tmpdir() / name);
+        const auto hour_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+        std::filesystem::last_write_time(run.tmpdir() / older, hour_ago);
+        return true;
+      },
+      SIGINT);
+  INFO(stopped.err);
+  CHECK(WIFSIGNALED(stopped.status));
+  std::vector<std::string> left = stopped.left_in_tmpdir, kept = {older, live};
+  std::sort(left.begin(), left.end());
+  std::sort(kept.begin(), kept.end());
+  CHECK(left == kept);
+}
+
 TEST_CASE("SIGINT while callgrind counts a native case leaves no folder and no Valgrind") {
   // The case is counted by this program re-executed under callgrind, through benchledger-spawn;
   // a thousand repetitions keep it counting for many seconds. The signal comes two seconds after
@@ -293,13 +325,10 @@ TEST_CASE("SIGINT while callgrind counts a native case leaves no folder and no V
 }
 
 TEST_CASE("a pgbench still running past --timeout is recorded as a timeout of its case") {
-  const char* dsn = std::getenv("BENCHLEDGER_TEST_PG");
-  if (dsn == nullptr || *dsn == '\0') {
-    FAIL(
-        "BENCHLEDGER_TEST_PG is not set: run the tests through tools/test, which starts a "
-        "throwaway PostgreSQL (Debian: apt-get install postgresql)");
-  }
-  ScratchDir dir;
+  // A database of its own: pgbench's initialisation drops and makes its tables, and other tests
+  // run pgbench on the same server at the same time.
+  benchledger::test_support::PgScratchDir dir;
+  const std::string dsn = dir.pg_uri();
   // Every transaction waits for an hour: only the time limit ends pgbench. The limit also covers
   // `pgbench -i -s 1`, which takes a fraction of it.
   std::ofstream(dir / "sleep.sql") << "SELECT pg_sleep(3600);\n";
