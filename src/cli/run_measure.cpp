@@ -68,9 +68,9 @@ double measure_native(const RunOptions& o, const Job& job, const MeasureSteps& s
   std::optional<ResultRecord> timed;
   if (steps.time) {
     const bool json = o.format == "json";
-    const engine::CaseOutcome outcome = o.no_fork
-                                            ? engine::run_case_in_process(job.native, sink)
-                                            : engine::run_case_isolated(job.native, sink, json);
+    const engine::CaseOutcome outcome =
+        o.no_fork ? engine::run_case_in_process(job.native, sink)
+                  : engine::run_case_isolated(job.native, sink, json, STDERR_FILENO);
     timed = engine::native_result(run.header.id, job.native, outcome);
     if (outcome.failure) {
       measured.any_failed = true;

@@ -522,7 +522,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
   CommandMeasurement m;
   std::optional<CaseFailure> failure;
   std::int64_t failed_runs = 0;
-  std::string first_problem;
+  std::string first_problem, first_output;
   std::set<std::string> failure_kinds;  // of the failed runs: timeout, crashed, error
   double last_s = 0;
   const int total = settings.warmup + settings.runs;
@@ -537,8 +537,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     if (c.prepare) {
       const CommandRun prepared = shell_step(*c.prepare);
       if (!prepared.ok()) {
-        failure = CaseFailure{"error", "--prepare " + prepared.describe()};
-        outcome.failure_output = prepared.stderr_tail;
+        failure = CaseFailure{"error", "--prepare " + prepared.describe(), prepared.stderr_tail};
         break;
       }
     }
@@ -551,7 +550,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
       failure_kinds.insert(run.failure_kind());
       if (first_problem.empty()) {
         first_problem = fmt::format("run {} {}", m.runs, run.describe());
-        outcome.failure_output = run.stderr_tail;
+        first_output = run.stderr_tail;
       }
       continue;
     }
@@ -583,8 +582,10 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     // Runs that all failed the same way give the case that kind, as a native case's crash
     // or timeout does; mixed ways (or no run at all) are an error.
     const std::string kind = failure_kinds.size() == 1 ? *failure_kinds.begin() : "error";
-    failure = CaseFailure{kind, m.runs == 0 ? "no run was measured"
-                                            : "every run failed (first: " + first_problem + ")"};
+    failure = CaseFailure{
+        kind,
+        m.runs == 0 ? "no run was measured" : "every run failed (first: " + first_problem + ")",
+        first_output};
   }
   if (failure) {
     outcome.failure = failure;

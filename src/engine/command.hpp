@@ -122,9 +122,9 @@ struct CommandMeasurement {
 
 struct CommandOutcome {
   std::optional<CommandMeasurement> measurement;
-  std::optional<CaseFailure> failure;  // every run failed, or --prepare failed
-  std::string failure_output;          // the first failed run's (or --prepare's) stderr_tail
-  std::int64_t runs = 0, errors = 0;   // also set for a failure
+  // Every run failed (its output the first failed run's stderr_tail), or --prepare failed (its).
+  std::optional<CaseFailure> failure;
+  std::int64_t runs = 0, errors = 0;  // also set for a failure
   double seconds = 0;
 };
 

@@ -10,11 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -26,6 +28,7 @@
 #include "engine/clock.hpp"
 #include "engine/native.hpp"
 #include "engine/stop_signals.hpp"
+#include "model/output_tail.hpp"
 
 namespace benchledger::engine {
 
@@ -129,11 +132,19 @@ std::string signal_name(int signal) {
 
 }  // namespace
 
-CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool redirect_stdout) {
-  int fds[2];
+CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool redirect_stdout,
+                              int output_fd) {
+  int fds[2], errs[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     throw Error(
         fmt::format("cannot run case \"{}\": pipe: {}", c.display_name(), std::strerror(errno)));
+  }
+  if (::pipe2(errs, O_CLOEXEC) != 0) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(
+        fmt::format("cannot run case \"{}\": pipe: {}", c.display_name(), std::strerror(error)));
   }
   std::cout.flush();
   std::fflush(nullptr);
@@ -143,37 +154,57 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
+    for (const int fd : {fds[0], fds[1], errs[0], errs[1]}) ::close(fd);
     throw Error(
         fmt::format("cannot run case \"{}\": fork: {}", c.display_name(), std::strerror(error)));
   }
   if (pid == 0) {
     ::close(fds[0]);
+    ::close(errs[0]);
+    std::ignore = ::dup2(errs[1], STDERR_FILENO);  // dup2's copy is not close-on-exec
     child_main(c, fds[1], redirect_stdout, parent);
   }
   std::ignore = ::setpgid(pid, pid);  // also done by the child; whichever runs first wins
   ::close(fds[1]);
+  ::close(errs[1]);
   std::optional<StopTarget> stop_target(std::in_place, -pid, stopped_before);
 
   const auto deadline = start + static_cast<std::int64_t>(c.timeout * 1e9);
   std::string buffer;
+  // The end of the case's stderr, twice what output_tail keeps so that the tail starts at a line.
+  std::string stderr_end;
+  const auto pass_on_stderr = [&](const char* bytes, std::size_t n) {
+    write_all(output_fd, std::string(bytes, n));
+    stderr_end.append(bytes, n);
+    if (stderr_end.size() > 2 * model::k_tail_bytes) {
+      stderr_end.erase(0, stderr_end.size() - 2 * model::k_tail_bytes);
+    }
+  };
   std::optional<CaseMeasurement> measurement;
   std::optional<std::string> reported_error;
   std::string protocol_problem;
   bool timed_out = false;
   char chunk[65536];
+  pollfd polled[2] = {{fds[0], POLLIN, 0}, {errs[0], POLLIN, 0}};
   while (true) {
     const std::int64_t left_ns = deadline - now_ns();
     if (left_ns <= 0) {
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
     const int ready =
-        ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left_ns / 1000000 + 1, 1000)));
+        ::poll(polled, 2, static_cast<int>(std::min<std::int64_t>(left_ns / 1000000 + 1, 1000)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;
+    if (polled[1].revents != 0) {
+      const ssize_t n = ::read(errs[0], chunk, sizeof chunk);
+      if (n > 0) {
+        pass_on_stderr(chunk, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        polled[1].fd = -1;  // end of file: poll skips it from here on
+      }
+    }
+    if (polled[0].revents == 0) continue;
     const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // end of file: the child exited (or closed the pipe)
@@ -207,23 +238,36 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // What the case wrote last, up to its end: a process it left running that still holds the
+  // pipe must not keep the run waiting, so only what is there already.
+  if (polled[1].fd >= 0 && ::fcntl(errs[0], F_SETFL, O_NONBLOCK) == 0) {
+    for (ssize_t n; (n = ::read(errs[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR);) {
+      if (n > 0) pass_on_stderr(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(errs[0]);
   CaseOutcome outcome;
   outcome.seconds = static_cast<double>(now_ns() - start) / 1e9;
+  const std::string output = model::output_tail(stderr_end);
   if (timed_out) {
     outcome.failure = CaseFailure{
-        "timeout", fmt::format("still running after its time limit of {} s; killed", c.timeout)};
+        "timeout", fmt::format("still running after its time limit of {} s; killed", c.timeout),
+        output};
   } else if (WIFSIGNALED(status)) {
-    outcome.failure = CaseFailure{"crashed", "killed by signal " + signal_name(WTERMSIG(status))};
+    outcome.failure =
+        CaseFailure{"crashed", "killed by signal " + signal_name(WTERMSIG(status)), output};
   } else if (reported_error) {
-    outcome.failure = CaseFailure{"error", *reported_error};
+    outcome.failure = CaseFailure{"error", *reported_error, output};
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
     outcome.failure = CaseFailure{
         "crashed",
-        fmt::format("exited with status {} before reporting a measurement", WEXITSTATUS(status))};
+        fmt::format("exited with status {} before reporting a measurement", WEXITSTATUS(status)),
+        output};
   } else if (!measurement) {
-    outcome.failure =
-        CaseFailure{"crashed", protocol_problem.empty() ? "ended without reporting a measurement"
-                                                        : protocol_problem};
+    outcome.failure = CaseFailure{
+        "crashed",
+        protocol_problem.empty() ? "ended without reporting a measurement" : protocol_problem,
+        output};
   } else {
     outcome.measurement = std::move(measurement);
   }

@@ -99,6 +99,9 @@ CaseMeasurement measure_case(const NativeCase& c, const PhaseSink& sink);
 struct CaseFailure {
   std::string kind;  // `crashed`, `timeout` or `error`
   std::string message;
+  // The last lines of the failed process's stderr (model::output_tail), or empty: recorded as
+  // `failure.stderr`, so that the reason a case crashed reaches compare's and gate's outputs.
+  std::string output = {};
 };
 
 struct CaseOutcome {
@@ -111,8 +114,11 @@ struct CaseOutcome {
 // a pipe. A child killed by a signal, exiting without a measurement, or still running after
 // c.timeout seconds (then killed with its process group) is a failure; so is an Error the
 // child reports. When `redirect_stdout` is set, the child's stdout goes to stderr so that a
-// machine format on stdout stays clean. The calling process must be single-threaded.
-CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool redirect_stdout);
+// machine format on stdout stays clean. The child's stderr comes through a pipe: it is passed
+// on to `output_fd` as it arrives, and its last lines are a failure's `output`. The calling
+// process must be single-threaded.
+CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool redirect_stdout,
+                              int output_fd);
 
 // The same in this process (for --no-fork): a crash ends the program, a timeout is not
 // enforced.

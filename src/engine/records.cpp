@@ -59,14 +59,14 @@ void add_metric(ResultRecord& r, const std::string& name, std::string unit, Bett
 
 ResultRecord failed_result(const std::string& run_id, const std::string& bench,
                            const Params& params, const CaseFailure& failure, std::int64_t ops,
-                           std::int64_t errors, const std::string& output) {
+                           std::int64_t errors) {
   ResultRecord r = new_result(run_id, bench, params);
   r.metrics["failed"] = single_value_metric("count", Better::lower, 1);
   r.primary = "failed";
   r.ops = ops;
   r.errors = errors;
   r.header.extra["failure"] = {{"kind", failure.kind}, {"message", failure.message}};
-  if (!output.empty()) r.header.extra["failure"]["stderr"] = output;
+  if (!failure.output.empty()) r.header.extra["failure"]["stderr"] = failure.output;
   return r;
 }
 
@@ -127,10 +127,9 @@ ResultRecord counted_result(const std::string& run_id, const std::string& bench,
 ResultRecord command_result(const std::string& run_id, const CommandCase& c,
                             const CommandOutcome& outcome) {
   if (!outcome.measurement) {
-    return failed_result(run_id, c.bench, c.params,
-                         outcome.failure.value_or(CaseFailure{"error", "no measurement"}),
-                         std::max<std::int64_t>(outcome.runs, 1),
-                         std::max<std::int64_t>(outcome.errors, 1), outcome.failure_output);
+    return failed_result(
+        run_id, c.bench, c.params, outcome.failure.value_or(CaseFailure{"error", "no measurement"}),
+        std::max<std::int64_t>(outcome.runs, 1), std::max<std::int64_t>(outcome.errors, 1));
   }
   const CommandMeasurement& m = *outcome.measurement;
   ResultRecord r = new_result(run_id, c.bench, c.params);

@@ -36,10 +36,10 @@ ResultRecord counted_result(const std::string& run_id, const std::string& bench,
                             const Params& params, const InstructionCounts& counts);
 
 // A case that produced no measurement: metric `failed` (count 1) as primary, the extra field
-// `failure` {kind, message, and `stderr` when `output` (the last lines of the failed run's
-// stderr, model::output_tail) is not empty}, and the given ops and errors.
+// `failure` {kind, message, and `stderr` when the failure's output is not empty}, and the given
+// ops and errors.
 ResultRecord failed_result(const std::string& run_id, const std::string& bench,
                            const Params& params, const CaseFailure& failure, std::int64_t ops,
-                           std::int64_t errors, const std::string& output = {});
+                           std::int64_t errors);
 
 }  // namespace benchledger::engine

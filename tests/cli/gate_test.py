@@ -262,6 +262,22 @@ target_link_libraries(app_bench PRIVATE benchledger::benchledger)
             fail(f"expected app/sum with 6 pooled repetitions: {result['bench']}, "
                  f"{len(result['metrics']['time'].get('samples', []))}")
 
+    # A head whose case aborts: what it wrote to stderr reaches the comment, as a command's does.
+    aborts = bench.replace("#include <numeric>",
+                           "#include <cstdio>\n#include <cstdlib>\n#include <numeric>")
+    aborts = aborts.replace(
+        "  for (auto _ : state) {",
+        '  std::fputs("invariant broken: the input is not all ones\\n", stderr);\n'
+        "  std::abort();\n  for (auto _ : state) {")
+    s.commit({"bench.cpp": aborts}, "head: the case aborts")
+    done = s.run_gate("--threshold", "200", "--budget", "0")
+    expect_status(done, 1)
+    case = next(c for c in s.comparison()["cases"] if c["bench"] == "app/sum")
+    if case["verdict"] != "failed" or "invariant broken" not in case.get("stderr", ""):
+        fail(f"expected app/sum failed with its stderr: {case}")
+    if "invariant broken: the input is not all ones" not in (s.out / "comparison.md").read_text():
+        fail("comparison.md does not show what the aborted case wrote to stderr")
+
 
 def scenario_gbench(s):
     need("g++", "g++")

@@ -1,11 +1,15 @@
 // Each native case runs in a forked child: a case that crashes or outlives its time limit is
-// recorded as failed, and the cases after it still run and are measured.
+// recorded as failed, with the last lines it wrote to stderr, and the cases after it still run
+// and are measured.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "engine/records.hpp"
@@ -29,7 +33,10 @@ TEST_CASE("a crashing and a hanging case fail while the cases around them comple
     for (auto _ : state) ::raise(SIGSEGV);
   });
   registry.bench("abort", [](State& state) {
-    for (auto _ : state) std::abort();
+    for (auto _ : state) {
+      std::fputs("checking the queue\nassertion failed: queue not empty\n", stderr);
+      std::abort();
+    }
   });
   registry.bench("hang", [](State& state) {
     for (auto _ : state) std::this_thread::sleep_for(std::chrono::seconds(30));
@@ -42,8 +49,18 @@ TEST_CASE("a crashing and a hanging case fail while the cases around them comple
   REQUIRE(cases.size() == 6);
   cases[3].timeout = 0.5;
 
+  // The cases' stderr is passed on as it comes, here to a file.
+  std::FILE* passed_on = std::tmpfile();
+  REQUIRE(passed_on != nullptr);
   std::vector<engine::CaseOutcome> outcomes;
-  for (const auto& c : cases) outcomes.push_back(engine::run_case_isolated(c, {}, false));
+  for (const auto& c : cases) {
+    outcomes.push_back(engine::run_case_isolated(c, {}, false, ::fileno(passed_on)));
+  }
+  std::rewind(passed_on);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), passed_on));
+  std::fclose(passed_on);
+  CHECK(text == "checking the queue\nassertion failed: queue not empty\n");
 
   REQUIRE(outcomes[0].measurement);
   CHECK(outcomes[0].measurement->time_ns.size() == 3);
@@ -52,6 +69,8 @@ TEST_CASE("a crashing and a hanging case fail while the cases around them comple
   CHECK(outcomes[1].failure->message == "killed by signal 11 (SIGSEGV)");
   REQUIRE(outcomes[2].failure);
   CHECK(outcomes[2].failure->message == "killed by signal 6 (SIGABRT)");
+  CHECK(outcomes[2].failure->output == "checking the queue\nassertion failed: queue not empty");
+  CHECK(outcomes[1].failure->output.empty());
   REQUIRE(outcomes[3].failure);
   CHECK(outcomes[3].failure->kind == "timeout");
   CHECK(outcomes[3].seconds < 5);
@@ -66,6 +85,10 @@ TEST_CASE("a crashing and a hanging case fail while the cases around them comple
   CHECK(crashed.ops == 1);
   CHECK(crashed.errors == 1);
   CHECK(crashed.header.extra["failure"]["kind"] == "crashed");
+  CHECK(!crashed.header.extra["failure"].contains("stderr"));  // it wrote none
+  const ResultRecord aborted = engine::native_result(new_ulid(), cases[2], outcomes[2]);
+  CHECK(aborted.header.extra["failure"]["stderr"] ==
+        "checking the queue\nassertion failed: queue not empty");
   const ResultRecord measured = engine::native_result(new_ulid(), cases[5], outcomes[5]);
   CHECK(measured.primary == "time");
   CHECK(measured.metrics.count("latency") == 1);
@@ -78,14 +101,14 @@ TEST_CASE(
   registry.bench("refuses", [](State& state) { state.fail("needs --pg DSN"); });
   registry.ops("fine", [](State&) { return [] { test::spin_for(5'000); }; });
   const auto cases = test::cases_of(registry, 4, 1);
-  const auto refused = engine::run_case_isolated(cases[0], {}, false);
+  const auto refused = engine::run_case_isolated(cases[0], {}, false, STDERR_FILENO);
   REQUIRE(refused.failure);
   CHECK(refused.failure->kind == "error");
   CHECK(refused.failure->message == "needs --pg DSN");
 
   std::vector<engine::CasePhase> phases;
   const auto fine = engine::run_case_isolated(
-      cases[1], [&](const engine::CasePhase& p) { phases.push_back(p); }, false);
+      cases[1], [&](const engine::CasePhase& p) { phases.push_back(p); }, false, STDERR_FILENO);
   REQUIRE(fine.measurement);
   CHECK(fine.measurement->time_ns.size() == 4);
   CHECK(fine.measurement->throughput.size() == 4);
@@ -110,8 +133,8 @@ TEST_CASE(
     for (auto _ : state) test::spin_for(1'000);
   });
   const auto cases = test::cases_of(registry, 2, 0);
-  const auto big = engine::run_case_isolated(cases[0], {}, false);
-  const auto small = engine::run_case_isolated(cases[1], {}, false);
+  const auto big = engine::run_case_isolated(cases[0], {}, false, STDERR_FILENO);
+  const auto small = engine::run_case_isolated(cases[1], {}, false, STDERR_FILENO);
   REQUIRE(big.measurement);
   REQUIRE(small.measurement);
   CHECK(*big.measurement->peak_rss_bytes >= (64 << 20));
@@ -141,7 +164,7 @@ TEST_CASE(
       .concurrency({1, 2})
       .ops_per_repetition(200);
   for (const auto& c : test::cases_of(registry, 3, 1)) {
-    const auto outcome = engine::run_case_isolated(c, {}, false);
+    const auto outcome = engine::run_case_isolated(c, {}, false, STDERR_FILENO);
     INFO(c.display_name() << ": " << (outcome.failure ? outcome.failure->message : ""));
     REQUIRE(outcome.measurement);
     CHECK(outcome.measurement->ops == 600);
