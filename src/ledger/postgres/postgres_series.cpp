@@ -59,11 +59,10 @@ void PostgresStore::scan_series(
   query_rows(sql, [&](const std::vector<std::optional<std::string_view>>& row) {
     if (!run || field(row[0]) != run_seq) {
       run_seq = std::string(field(row[0]));
-      run = std::get<RunRecord>(parse_row(std::stoll(run_seq), field(row[1])));
+      run = std::get<RunRecord>(parse_row(integer(row[0]), field(row[1])));
     }
     if (!run_matches(normal, *run)) return true;
-    auto result =
-        std::get<ResultRecord>(parse_row(std::stoll(std::string(field(row[2]))), field(row[3])));
+    auto result = std::get<ResultRecord>(parse_row(integer(row[2]), field(row[3])));
     if (!case_matches(normal.cases, result.bench, result.params)) return true;
     return visit(*run, std::move(result));
   });

@@ -5,6 +5,7 @@
 #include "ledger/postgres/postgres_store.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 #include <pqxx/pqxx>
@@ -37,10 +38,6 @@ std::string_view text(const std::optional<std::string_view>& field) {
 std::optional<std::string> nullable(const std::optional<std::string_view>& field) {
   if (!field) return std::nullopt;
   return std::string(*field);
-}
-
-std::int64_t integer(const std::optional<std::string_view>& field) {
-  return std::stoll(std::string(text(field)));
 }
 
 Row row_of(const pqxx::row& row) {
@@ -220,6 +217,17 @@ std::string PostgresStore::write_batch(
     throw Error(fmt::format("cannot append to {}: {}{} (nothing was written)", m_name,
                             message_of(e), committing ? " (COMMIT failed)" : ""));
   }
+}
+
+std::int64_t PostgresStore::integer(const std::optional<std::string_view>& field) const {
+  const std::string_view digits = text(field);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size()) {
+    throw Error(fmt::format("{}: the server answered \"{}\" where a row's integer belongs", m_name,
+                            digits.substr(0, 40)));
+  }
+  return value;
 }
 
 Record PostgresStore::parse_row(std::int64_t seq, std::string_view bytes) const {

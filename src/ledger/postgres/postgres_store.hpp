@@ -60,6 +60,9 @@ class PostgresStore final : public ChainedStore {
       const std::string& sql,
       const std::function<bool(const std::vector<std::optional<std::string_view>>&)>& row) const;
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
+  // A column the schema makes a bigint (seq, a count) as a number; throws Error naming the
+  // store and the text when it is none (a server that answers something else).
+  std::int64_t integer(const std::optional<std::string_view>& field) const;
   // An exception's text for a message, or a note in its place when it quotes the password.
   std::string message_of(const std::exception& e) const;
 
