@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "stats/summary.hpp"
+
 namespace benchledger::compare {
 namespace {
 
@@ -49,7 +51,8 @@ std::vector<CaseChanges> detect_changes(const std::vector<ledger::Series>& serie
       d.dirty = at.dirty;
       d.before = cp.before;
       d.after = cp.after;
-      d.change = cp.before == 0 ? 0 : cp.after / cp.before - 1;
+      // A change from 0 has no relative size: 0, and the values before and after say the rest.
+      d.change = stats::relative_change(cp.before, cp.after).value_or(0);
       d.p = cp.p;
       d.regression = s.better == Better::lower ? cp.after > cp.before : cp.after < cp.before;
       c.changes.push_back(std::move(d));

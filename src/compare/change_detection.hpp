@@ -29,7 +29,7 @@ struct DetectedChange {
   std::optional<std::string> commit;
   bool dirty = false;
   double before = 0, after = 0;  // mean centre of the segments either side
-  double change = 0;             // after / before - 1
+  double change = 0;             // stats::relative_change(before, after); 0 from a 0 before
   double p = 1;
   bool regression = false;  // worse in the metric's direction; else an improvement
 };

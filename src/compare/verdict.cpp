@@ -99,15 +99,8 @@ MetricAssessment measure(const MetricInput& input, const VerdictOptions& options
   a.threshold_only = input.deterministic || a.base_n < k_min_samples || a.current_n < k_min_samples;
 
   if (a.threshold_only) {
-    // Over |base|, not base: a negative centre would flip the sign (-10 -> -11 is 10% lower,
-    // not "+10%").
-    const double difference = a.current_center - a.base_center;
-    if (a.base_center != 0.0) {
-      a.change = difference / std::abs(a.base_center);
-    } else if (a.current_center == 0.0) {
-      a.change = 0.0;
-    }
-    if (!positive) a.shift = difference;
+    a.change = stats::relative_change(a.base_center, a.current_center);
+    if (!positive) a.shift = a.current_center - a.base_center;
     return a;
   }
   const double confidence = 1.0 - options.alpha;

@@ -83,4 +83,10 @@ CentreAndBounds median_and_bounds(std::vector<double>& values, std::size_t k) {
   return result;
 }
 
+std::optional<double> relative_change(double base, double current) {
+  if (base != 0.0) return (current - base) / std::abs(base);
+  if (current == 0.0) return 0.0;
+  return std::nullopt;
+}
+
 }  // namespace benchledger::stats

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -34,5 +35,10 @@ struct CentreAndBounds {
   double high = 0;  // the k-th largest
 };
 CentreAndBounds median_and_bounds(std::vector<double>& values, std::size_t k);
+
+// The change from `base` to `current` relative to |base|, the one definition of compare's and
+// detect's "change": -10 -> -11 is -10% (lower), where current / base - 1 would say +10%. 0 when
+// both are 0; nullopt when only base is (no relative change from nothing).
+std::optional<double> relative_change(double base, double current);
 
 }  // namespace benchledger::stats
