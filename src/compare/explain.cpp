@@ -32,27 +32,17 @@ std::optional<profile::Profile> profile_of(const ResultRecord& result,
   return profile::profile_from_artifact(ledger::read_artifact(*artifacts, *hash), *hash);
 }
 
-}  // namespace
+using CaseFilter = std::function<bool(const ResultRecord&)>;
 
-Explanation explain_runs(const ExplainedSide& base, const ExplainedSide& head,
-                         const std::vector<std::string>& cases, profile::Event event) {
+Explanation explain_matching(const ExplainedSide& base, const ExplainedSide& head,
+                             const CaseFilter& wanted, profile::Event event) {
   Explanation out;
   if (!base.side.runs.empty()) out.base_run = base.side.runs.front().header.id;
   if (!head.side.runs.empty()) out.head_run = head.side.runs.front().header.id;
   const auto base_results = results_by_case(base.side);
   const auto head_results = results_by_case(head.side);
-  for (const std::string& glob : cases) {
-    const auto matches = [&](const auto& results) {
-      for (const auto& [key, r] : results)
-        if (ledger::case_matches({glob}, r->bench, r->params)) return true;
-      return false;
-    };
-    if (!matches(base_results) && !matches(head_results))
-      throw Error(fmt::format("case {}: matches no case of run {} or run {}", glob, out.base_run,
-                              out.head_run));
-  }
   const auto add = [&](const ResultRecord& any, const ResultRecord* b, const ResultRecord* h) {
-    if (!ledger::case_matches(cases, any.bench, any.params)) return;
+    if (!wanted(any)) return;
     CaseExplanation explained{any.bench, any.params, std::nullopt, {}};
     const auto base_profile = b ? profile_of(*b, base.artifacts) : std::nullopt;
     const auto head_profile = h ? profile_of(*h, head.artifacts) : std::nullopt;
@@ -83,6 +73,34 @@ Explanation explain_runs(const ExplainedSide& base, const ExplainedSide& head,
     if (head_results.count(key) == 0) add(*r, r, nullptr);
   }
   return out;
+}
+
+}  // namespace
+
+Explanation explain_runs(const ExplainedSide& base, const ExplainedSide& head,
+                         const std::vector<std::string>& cases, profile::Event event) {
+  for (const std::string& glob : cases) {
+    const auto matches = [&](const Side& side) {
+      for (const ResultRecord& r : side.results)
+        if (ledger::case_matches({glob}, r.bench, r.params)) return true;
+      return false;
+    };
+    if (!matches(base.side) && !matches(head.side)) {
+      throw Error(fmt::format("case {}: matches no case of run {} or run {}", glob,
+                              base.side.runs.empty() ? "" : base.side.runs.front().header.id,
+                              head.side.runs.empty() ? "" : head.side.runs.front().header.id));
+    }
+  }
+  return explain_matching(
+      base, head,
+      [&](const ResultRecord& r) { return ledger::case_matches(cases, r.bench, r.params); }, event);
+}
+
+Explanation explain_cases(const ExplainedSide& base, const ExplainedSide& head,
+                          const std::set<std::string>& keys, profile::Event event) {
+  return explain_matching(
+      base, head,
+      [&](const ResultRecord& r) { return keys.count(case_key(r.bench, r.params)) != 0; }, event);
 }
 
 }  // namespace benchledger::compare

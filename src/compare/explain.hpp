@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,5 +42,10 @@ struct ExplainedSide {
 // either run.
 Explanation explain_runs(const ExplainedSide& base, const ExplainedSide& head,
                          const std::vector<std::string>& cases, profile::Event event);
+
+// The same for the cases whose case_key is one of `keys` (compare's regressed cases): a key of
+// neither run is left out, not refused.
+Explanation explain_cases(const ExplainedSide& base, const ExplainedSide& head,
+                          const std::set<std::string>& keys, profile::Event event);
 
 }  // namespace benchledger::compare

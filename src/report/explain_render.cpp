@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/escape.hpp"
 #include "report/format.hpp"
 
 namespace benchledger::report {
@@ -121,6 +122,36 @@ void write_explanation_text(std::ostream& out, const compare::Explanation& expla
   if (capped_anywhere) {
     out << "\n—* not among that side's kept functions: it is absent there, or one of the "
            "functions its profile adds up as other\n";
+  }
+}
+
+void write_explanation_markdown(std::ostream& out, const compare::Explanation& explanation,
+                                std::size_t top) {
+  bool heading = false;
+  for (const compare::CaseExplanation& c : explanation.cases) {
+    if (!c.diff || c.diff->functions.empty()) continue;
+    const profile::ProfileDiff& d = *c.diff;
+    if (!heading) {
+      out << "\n### Where the regressed cases' " << profile::to_string(d.event)
+          << " went\n\nSelf cost per operation of each function, from the profiles of `run "
+             "--measure instructions` under Valgrind (`benchledger explain` for all of them).\n";
+      heading = true;
+    }
+    const std::string name = c.params.empty() ? c.bench : case_key(c.bench, c.params);
+    const profile::FunctionChange& first = d.functions.front();
+    out << fmt::format("\n<details><summary>{}: {} {} → {}; most in {} ({}{})</summary>\n\n",
+                       escape_html(name), profile::to_string(d.event), count(d.base_total),
+                       count(d.head_total), escape_html(first.name), signed_count(first.change),
+                       first.share ? ", " + share(first.share) + " of the change" : "");
+    out << "| function | base | head | change | share | where |\n|---|--:|--:|--:|--:|---|\n";
+    const std::size_t shown = std::min(top, d.functions.size());
+    for (std::size_t i = 0; i < shown; ++i) {
+      const profile::FunctionChange& f = d.functions[i];
+      out << fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", escape_markdown_cell(f.name),
+                         side_value(f.base, d.base_capped), side_value(f.head, d.head_capped),
+                         signed_count(f.change), share(f.share), escape_markdown(where(f)));
+    }
+    out << "\n</details>\n";
   }
 }
 

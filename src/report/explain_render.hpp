@@ -15,6 +15,12 @@ namespace benchledger::report {
 void write_explanation_text(std::ostream& out, const compare::Explanation& explanation,
                             std::size_t top);
 
+// For compare's Markdown: a heading, then for each case with a diff one collapsed <details> whose
+// summary names the function with the largest change and whose table shows the `top` largest
+// (function, base, head, change, share, file:line). Nothing when no case has a diff.
+void write_explanation_markdown(std::ostream& out, const compare::Explanation& explanation,
+                                std::size_t top);
+
 // {"base_run", "head_run", "cases": [{"bench", "params", "event", "base", "head", "change",
 // "base_capped", "head_capped", "functions": [{"name", "file", "line", "base", "head",
 // "change", "share"}…], "other": {…}} or {"bench", "params", "missing"}]}; absent values null.

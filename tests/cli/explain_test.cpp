@@ -1,6 +1,7 @@
 // A case counted under callgrind keeps a profile of its functions (over every process of a
 // command) that the record names by hash and `ledger verify` checks, and `benchledger explain`
-// puts the one function a head added work to first, with at least 90% of the case's change.
+// puts the one function a head added work to first, with at least 90% of the case's change, as
+// compare's Markdown does for a regressed case.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -106,6 +107,17 @@ TEST_CASE(
   CHECK_THAT(lines[1], Catch::StartsWith("fixture: instructions "));
   CHECK_THAT(lines[2], Catch::StartsWith("  function"));
   CHECK_THAT(lines[3], Catch::StartsWith("  (anonymous namespace)::added_work(unsigned long)"));
+
+  // compare's Markdown: under the comparison, a collapsed table for the regressed case.
+  const auto md =
+      run_cli({"compare", "base", "head", "--ledger", ledger.string(), "--format", "md"});
+  CHECK(md.status == 1);  // the instructions regressed
+  CHECK_THAT(md.out, Catch::Contains("### Where the regressed cases' instructions went"));
+  CHECK_THAT(md.out,
+             Catch::Contains("<details><summary>fixture: instructions ") &&
+                 Catch::Contains("most in (anonymous namespace)::added_work(unsigned long)"));
+  CHECK_THAT(md.out,
+             Catch::Contains("| `(anonymous namespace)::added_work(unsigned long)` | —* |"));
 
   const auto unknown =
       run_cli({"explain", "base", "head", "nothing*", "--ledger", ledger.string()});
