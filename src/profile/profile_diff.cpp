@@ -69,8 +69,27 @@ ProfileDiff diff_profiles(const Profile& base, const Profile& head, Event event)
     finish(change);
     diff.functions.push_back(std::move(change));
   }
+  // A function a capped side does not name costs there between 0 and that side's smallest kept
+  // function: only the part of its change beyond that is certain, and that part ranks it, so that
+  // a function that merely fell below one side's cut does not rank above a real change.
+  const auto smallest_kept = [&](const Profile& side) {
+    double smallest = 0;
+    for (const FunctionCost& f : side.functions) {
+      const double value = value_of(f.self, event);
+      smallest = smallest == 0 ? value : std::min(smallest, value);
+    }
+    return side.other_functions > 0 ? smallest : 0.0;
+  };
+  const double base_bound = smallest_kept(base), head_bound = smallest_kept(head);
+  const auto certain = [&](const FunctionChange& f) {
+    if (!f.base) return std::max(0.0, std::abs(f.change) - base_bound);
+    if (!f.head) return std::max(0.0, std::abs(f.change) - head_bound);
+    return std::abs(f.change);
+  };
   std::sort(diff.functions.begin(), diff.functions.end(),
-            [](const FunctionChange& a, const FunctionChange& b) {
+            [&](const FunctionChange& a, const FunctionChange& b) {
+              const double ca = certain(a), cb = certain(b);
+              if (ca != cb) return ca > cb;
               if (std::abs(a.change) != std::abs(b.change))
                 return std::abs(a.change) > std::abs(b.change);
               return std::tie(a.name, a.file) < std::tie(b.name, b.file);

@@ -31,7 +31,9 @@ struct ProfileDiff {
   Event event = Event::instructions;
   double base_total = 0, head_total = 0;
   double change = 0;  // head_total - base_total
-  // Every function named on either side, the largest change (either sign) first.
+  // Every function named on either side, the largest change (either sign) first; a function
+  // that one side does not name but adds up in its other functions ranks by the part of its change
+  // beyond that side's smallest kept function, the least it can have changed.
   std::vector<FunctionChange> functions;
   // Whether a side added up functions in `other`: a function it does not name may be among them.
   bool base_capped = false, head_capped = false;
