@@ -94,7 +94,8 @@ class CallgrindReader {
     if ((first >= '0' && first <= '9') || first == '+' || first == '-' || first == '*') {
       read_cost(line);
     } else if (starts(line, "fn=")) {
-      m_function = function_name(name_in(m_functions, std::string_view(line).substr(3)));
+      // Looked up once here, not on each of its cost lines: std::map keeps the address.
+      m_sums = &m_into[function_name(name_in(m_functions, std::string_view(line).substr(3)))];
       m_cost_file = m_function_file;
     } else if (starts(line, "fl=")) {
       m_function_file = file_name(name_in(m_files, std::string_view(line).substr(3)));
@@ -176,8 +177,8 @@ class CallgrindReader {
       m_next_is_call = false;
       return;
     }
-    if (!m_function) fail("a cost line before any \"fn=\" line");
-    FunctionSums& sums = m_into[*m_function];
+    if (m_sums == nullptr) fail("a cost line before any \"fn=\" line");
+    FunctionSums& sums = *m_sums;
     for (std::size_t i = m_positions; i < parts.size(); ++i) {
       const std::size_t column = i - m_positions;
       if (column >= m_columns.size()) fail("more costs than events");
@@ -212,7 +213,7 @@ class CallgrindReader {
   std::vector<int> m_columns;  // each cost column's index in k_events, -1 for another event
   std::size_t m_positions = 1;
   std::array<std::int64_t, 2> m_last_position{};
-  std::optional<FunctionKey> m_function;
+  FunctionSums* m_sums = nullptr;  // the current function's, in m_into
   std::string m_function_file, m_cost_file;
   bool m_next_is_call = false;
 };
