@@ -1,7 +1,8 @@
 // `run --measure instructions` counts under the real Valgrind: a native case and a command
 // counted twice agree within the jitter docs/engine.md states, a native case's set-up is not
-// counted but its worker threads are, 1% more work is a regression with one sample a side, and a
-// missing Valgrind or a refused hardware counter is an exit-2 refusal, never a fallback to time.
+// counted (nor in its profile) but its worker threads are, 1% more work is a regression with one
+// sample a side, and a missing Valgrind or a refused hardware counter is an exit-2 refusal, never a
+// fallback to time.
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
