@@ -76,9 +76,11 @@ class CallgrindReader {
   std::string name_in(std::map<std::int64_t, std::string>& table, std::string_view text) {
     if (text.empty() || text.front() != '(') return std::string(text);
     const auto close = text.find(')');
+    if (close == std::string_view::npos)
+      fail("\"" + std::string(text) + "\" is not a compressed name");
     std::int64_t id = 0;
     const auto [at, error] = std::from_chars(text.data() + 1, text.data() + close, id);
-    if (close == std::string_view::npos || error != std::errc() || at != text.data() + close)
+    if (error != std::errc() || at != text.data() + close)
       fail("\"" + std::string(text) + "\" is not a compressed name");
     std::string_view rest = text.substr(close + 1);
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);

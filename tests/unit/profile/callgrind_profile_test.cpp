@@ -116,6 +116,8 @@ TEST_CASE("a file that is not callgrind's output is refused naming its line") {
   std::string broken = k_output;
   broken.replace(broken.find("fn=(2)\n"), 7, "fn=(9)\n");
   CHECK_THROWS_WITH(read({broken}, 1), Catch::Contains("line 26: name (9) is used before it"));
+  CHECK_THROWS_WITH(read({"events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nfn=(1 main\n"}, 1),
+                    Catch::Contains("line 2: \"(1 main\" is not a compressed name"));
   CHECK_THROWS_WITH(read({"events: Ir\nfn=main\n1 2\n"}, 1),
                     Catch::Contains("line 1: no event Dr"));
 }
