@@ -3,10 +3,12 @@
 // data errors (main turns benchledger::Error into 2).
 #include <unistd.h>
 
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,12 @@
 #include "cli/compare_flags.hpp"
 #include "cli/number_flag.hpp"
 #include "compare/comparison.hpp"
+#include "compare/explain.hpp"
 #include "compare/selection.hpp"
+#include "ledger/artifacts.hpp"
 #include "report/compare_render.hpp"
+#include "report/escape.hpp"
+#include "report/explain_render.hpp"
 
 namespace benchledger::cli {
 namespace {
@@ -40,6 +46,44 @@ compare::Selection select(const std::string& selector, std::size_t count,
                           const compare::Keep& keep) {
   if (compare::is_file_selector(selector)) return compare::select_file(selector, count, keep);
   return compare::select_runs(store(), selector, count, notes(), keep);
+}
+
+// Under the Markdown comparison, where each regressed case's instructions went, for the cases
+// both sides' newest runs profiled (docs/profiles.md). The sides are read again in full: only
+// here, for the few regressed cases, are the results' profiles needed.
+void explain_regressions(const CompareCliOptions& options, const compare::ComparisonReport& report,
+                         const std::function<const ledger::Store&()>& store,
+                         const std::function<const std::vector<NoteRecord>&()>& notes) {
+  std::set<std::string> regressed;
+  for (const compare::CaseComparison& c : report.cases) {
+    if (c.verdict == compare::Verdict::regression) regressed.insert(case_key(c.bench, c.params));
+  }
+  if (regressed.empty()) return;
+  const auto side = [&](const std::string& selector) {
+    const bool file = compare::is_file_selector(selector);
+    compare::Selection selection = file ? compare::select_file(selector, 1)
+                                        : compare::select_runs(store(), selector, 1, notes());
+    // A side whose artifacts have no place (a file given as /dev/stdin) has no profiles to show.
+    std::optional<std::filesystem::path> artifacts;
+    try {
+      artifacts = ledger::artifact_directory(file ? selector : store().uri());
+    } catch (const Error&) {
+      artifacts.reset();
+    }
+    return compare::ExplainedSide{std::move(selection.side), std::move(artifacts)};
+  };
+  // The comparison stands without it: a profile that cannot be read is said, and the verdict and
+  // exit status are the comparison's.
+  try {
+    const compare::Explanation explanation = compare::explain_cases(
+        side(options.base), side(options.current), regressed, profile::Event::instructions);
+    report::write_explanation_markdown(std::cout, explanation, 5);
+  } catch (const Error& e) {
+    std::cout << "\nThe profiles of the regressed cases cannot be read: "
+              << report::escape_markdown(e.what()) << '\n';
+    std::cerr << "benchledger: warning: the profiles of the regressed cases cannot be read: "
+              << e.what() << '\n';
+  }
 }
 
 int run_compare(const CompareCliOptions& options) {
@@ -89,6 +133,7 @@ int run_compare(const CompareCliOptions& options) {
   // it was written (cli/standard_output.hpp).
   if (options.format == "md") {
     report::write_comparison_markdown(std::cout, report);
+    explain_regressions(options, report, get_store, get_notes);
   } else if (options.format == "json") {
     report::write_comparison_json(std::cout, report);
   } else if (options.format == "junit") {

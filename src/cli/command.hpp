@@ -22,6 +22,7 @@ Runner add_gate_command(CLI::App& app);
 Runner add_bisect_command(CLI::App& app);
 Runner add_history_command(CLI::App& app);
 Runner add_detect_command(CLI::App& app);
+Runner add_explain_command(CLI::App& app);
 
 // True when colour may be used on this stream: a terminal and NO_COLOR unset or empty.
 bool use_colour(int fd);

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   add("bisect", add_bisect_command);
   add("history", add_history_command);
   add("detect", add_detect_command);
+  add("explain", add_explain_command);
   // `bench-run --version` is `benchledger run --version`: each subcommand answers it too.
   for (auto& [subcommand, runner] : runners) subcommand->set_version_flag("--version", version);
 

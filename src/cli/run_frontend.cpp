@@ -18,6 +18,7 @@
 #include "cli/run_postgres.hpp"
 #include "cli/run_steps.hpp"
 #include "engine/stop_signals.hpp"
+#include "ledger/artifacts.hpp"
 #include "model/redact.hpp"
 
 namespace benchledger::cli {
@@ -118,6 +119,24 @@ std::vector<Record> batch_of(const RunRecord& run, const std::vector<ResultRecor
   return batch;
 }
 
+// The profiles the results name, written beside the ledger before the records that name them
+// are appended, so that no record names an artifact that is not there. Where none can be kept
+// (a dry run, a PostgreSQL ledger) the results name none.
+void keep_profiles(const ledger::Store* store, RunRecord& run, Measured& measured) {
+  if (measured.artifacts.empty()) return;
+  const auto directory = store ? ledger::artifact_directory(store->uri()) : std::nullopt;
+  if (!directory) {
+    for (ResultRecord& result : measured.results) result.header.extra.erase("profile");
+    if (store) {
+      run.warnings.push_back(
+          "the functions' profiles of --measure instructions are not kept in a PostgreSQL "
+          "ledger (docs/profiles.md); the counts are");
+    }
+    return;
+  }
+  for (const std::string& bytes : measured.artifacts) ledger::put_artifact(*directory, bytes);
+}
+
 // From the server to the append and the summary: what a stop signal interrupts.
 int measure_and_append(const RunOptions& o, const RunRequest& request, const RunPlan& plan,
                        const RunContext& context, bool& appended) {
@@ -149,6 +168,7 @@ int measure_and_append(const RunOptions& o, const RunRequest& request, const Run
     for (std::string& warning : repeated_imports(run, *store))
       run.warnings.push_back(model::redact_secrets(warning));
   }
+  keep_profiles(store.get(), run, measured);
   const std::vector<Record> batch = batch_of(run, measured.results);
   if (store) {
     store->append(batch);

@@ -52,6 +52,9 @@ void add_counts(const Case& c, const std::string& display, const auto& counted,
         engine::failed_result(run.header.id, c.bench, c.params, *counted.failure, 1, 1));
     return;
   }
+  // Kept only where a result names it: a case whose timing failed records no counts.
+  if (counted.counts->profile && (!timed || timed->primary != "failed"))
+    measured.artifacts.push_back(*counted.counts->profile);
   if (!timed) {
     measured.results.push_back(
         engine::counted_result(run.header.id, c.bench, c.params, *counted.counts));

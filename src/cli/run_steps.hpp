@@ -67,6 +67,8 @@ RunRecord new_run_record(const std::optional<std::string>& label, const Config& 
 struct Measured {
   std::vector<ResultRecord> results;
   bool any_failed = false;  // a case failed: the run exits 1
+  // The bytes of the profiles the results name (their `profile`), to be kept beside the ledger.
+  std::vector<std::string> artifacts;
 };
 // What measure_jobs measures: time unless --measure leaves it out, instructions with `counter`
 // when it is set; `argv` is the program's, for re-executing it to count a native case.

@@ -31,6 +31,7 @@
 
 #include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
+#include "profile/profile.hpp"
 
 namespace benchledger::engine {
 
@@ -41,10 +42,6 @@ namespace {
 constexpr const char* k_case_variable = "BENCHLEDGER_COUNT_CASE";
 constexpr const char* k_report_variable = "BENCHLEDGER_COUNT_REPORT";
 constexpr const char* k_counter_variable = "BENCHLEDGER_COUNT_WITH";
-
-// What the cache model charges (iai-callgrind's and CodSpeed's weights).
-constexpr double k_ll_hit_cycles = 5;
-constexpr double k_memory_cycles = 35;
 
 std::string perf_paranoid() {
   std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
@@ -211,32 +208,38 @@ std::string valgrind_log(const std::filesystem::path& dir) {
   return text;
 }
 
-// Every callgrind output file of `dir` added up: a command's processes each write their own.
-CallgrindTotals sum_callgrind_files(const std::filesystem::path& dir) {
-  CallgrindTotals sum;
-  int files = 0;
+// The callgrind output files of `dir`: a command's processes each write their own.
+std::vector<std::filesystem::path> callgrind_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().filename().string().rfind("callgrind.out.", 0) != 0) continue;
-    const CallgrindTotals t = read_callgrind_totals(entry.path().string());
-    sum.ir += t.ir, sum.dr += t.dr, sum.dw += t.dw;
-    sum.i1mr += t.i1mr, sum.d1mr += t.d1mr, sum.d1mw += t.d1mw;
-    sum.ilmr += t.ilmr, sum.dlmr += t.dlmr, sum.dlmw += t.dlmw;
-    ++files;
+    if (entry.path().filename().string().rfind("callgrind.out.", 0) == 0)
+      files.push_back(entry.path());
   }
-  if (files == 0) {
+  if (files.empty()) {
     const std::string log = valgrind_log(dir);
     throw Error("callgrind wrote no output file" + (log.empty() ? "" : ": " + log));
   }
-  return sum;
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
-InstructionCounts valgrind_counts(const CallgrindTotals& totals, std::int64_t ops) {
+// Every callgrind output file of `dir` added up, and their functions' profile.
+InstructionCounts valgrind_counts(const std::filesystem::path& dir, std::int64_t ops) {
+  CallgrindTotals sum;
+  const std::vector<std::filesystem::path> files = callgrind_files(dir);
+  for (const auto& file : files) {
+    const CallgrindTotals t = read_callgrind_totals(file.string());
+    sum.ir += t.ir, sum.dr += t.dr, sum.dw += t.dw;
+    sum.i1mr += t.i1mr, sum.d1mr += t.d1mr, sum.d1mw += t.d1mw;
+    sum.ilmr += t.ilmr, sum.dlmr += t.dlmr, sum.dlmw += t.dlmw;
+  }
   InstructionCounts counts;
   counts.counter = Counter::valgrind;
   counts.ops = ops;
   const double per = ops > 0 ? static_cast<double>(ops) : 1.0;
-  counts.instructions = totals.ir / per;
-  counts.estimated_cycles = estimated_cycles(totals) / per;
+  counts.instructions = sum.ir / per;
+  counts.estimated_cycles = estimated_cycles(sum) / per;
+  counts.profile = profile::to_artifact(profile::read_callgrind_profile(files, ops));
   return counts;
 }
 
@@ -364,11 +367,9 @@ CallgrindTotals read_callgrind_totals(const std::string& path) {
 }
 
 double estimated_cycles(const CallgrindTotals& t) {
-  const double accesses = t.ir + t.dr + t.dw;
-  const double l1_misses = t.i1mr + t.d1mr + t.d1mw;
-  const double ll_misses = t.ilmr + t.dlmr + t.dlmw;
-  return (accesses - l1_misses) + k_ll_hit_cycles * (l1_misses - ll_misses) +
-         k_memory_cycles * ll_misses;
+  // One formula for the case's count and its functions' (profile.hpp).
+  return profile::estimated_cycles(
+      {t.ir, t.dr, t.dw, t.i1mr, t.d1mr, t.d1mw, t.ilmr, t.dlmr, t.dlmw});
 }
 
 CountedCommand count_command(const CommandCase& c, const CommandSettings& settings) {
@@ -397,7 +398,7 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
         CaseFailure{run.failure_kind(), "under callgrind, " + describe_failure(run, dir.path())};
     return counted;
   }
-  counted.counts = valgrind_counts(sum_callgrind_files(dir.path()), 1);
+  counted.counts = valgrind_counts(dir.path(), 1);
   return counted;
 }
 
@@ -450,7 +451,7 @@ CountedCase count_native_case(const NativeCase& c, const std::vector<std::string
   }
   const auto ops = answer.at("ops").get<std::int64_t>();
   if (counter == Counter::valgrind) {
-    counted.counts = valgrind_counts(sum_callgrind_files(dir.path()), ops);
+    counted.counts = valgrind_counts(dir.path(), ops);
     return counted;
   }
   const double per = ops > 0 ? static_cast<double>(ops) : 1.0;

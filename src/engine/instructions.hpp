@@ -71,6 +71,9 @@ struct InstructionCounts {
   // them and the counts are scaled up from what they saw.
   std::optional<double> running_fraction;
   std::int64_t ops = 0;  // the operations the counts are shared by (1 for a command)
+  // Valgrind only: the per-function profile of the same run, per operation, as the bytes of its
+  // artifact (profile::to_artifact; docs/profiles.md).
+  std::optional<std::string> profile;
 };
 
 // Runs the command once under callgrind (following its child processes, whose counts are

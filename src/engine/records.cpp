@@ -111,6 +111,9 @@ void add_instruction_metrics(ResultRecord& r, const InstructionCounts& counts) {
   if (counts.cycles) add("cycles", *counts.cycles, false);
   if (counts.branch_misses) add("branch_misses", *counts.branch_misses, false);
   if (counts.cache_misses) add("cache_misses", *counts.cache_misses, false);
+  // The artifact's hash: the record, and so the chain, covers the profile's bytes (the run's
+  // front-end writes them beside the ledger before it appends).
+  if (counts.profile) r.header.extra["profile"] = sha256_hex(*counts.profile);
   if (alone) {
     r.primary = "instructions";
     r.ops = counts.ops;

@@ -29,7 +29,8 @@ ResultRecord command_result(const std::string& run_id, const CommandCase& c,
 // model), both marked deterministic with their counter; with perf also `cycles`,
 // `branch_misses` and `cache_misses`, which are not deterministic. All single values, lower is
 // better. A result without metrics (instructions measured alone) gets `instructions` as primary
-// and the counted operations as ops.
+// and the counted operations as ops. A profile in the counts is named by its SHA-256 in the
+// result's `profile` field; its bytes are the caller's to keep (ledger/artifacts.hpp).
 void add_instruction_metrics(ResultRecord& r, const InstructionCounts& counts);
 // A result of counts alone (`--measure instructions` without time).
 ResultRecord counted_result(const std::string& run_id, const std::string& bench,

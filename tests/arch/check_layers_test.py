@@ -19,7 +19,8 @@ def tree(scratch):
     shutil.copy(root / "docs" / "ARCHITECTURE.md", scratch / "docs" / "ARCHITECTURE.md")
     for folder in ["include/benchledger", "bench/suites", "bench/self"] + [
             f"src/{name}" for name in
-            ["model", "env", "stats", "ledger", "engine", "import", "compare", "gate", "report", "cli"]]:
+            ["model", "env", "stats", "profile", "ledger", "engine", "import", "compare", "gate",
+             "report", "cli"]]:
         (scratch / folder).mkdir(parents=True)
         (scratch / folder / "a.cpp").write_text('#include <benchledger/record.hpp>\n')
     (scratch / "src" / "cli" / "a.cpp").write_text('#include "suites/suites.hpp"\n#include "report/x.hpp"\n')

@@ -1,7 +1,8 @@
 // `run --measure instructions` counts under the real Valgrind: a native case and a command
 // counted twice agree within the jitter docs/engine.md states, a native case's set-up is not
-// counted but its worker threads are, 1% more work is a regression with one sample a side, and a
-// missing Valgrind or a refused hardware counter is an exit-2 refusal, never a fallback to time.
+// counted (nor in its profile) but its worker threads are, 1% more work is a regression with one
+// sample a side, and a missing Valgrind or a refused hardware counter is an exit-2 refusal, never a
+// fallback to time.
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -99,6 +100,14 @@ TEST_CASE("a native case counted twice gives the same instructions and its set-u
   const json heavy = result_of(first, 2000000);
   CHECK(relative_difference(metric["value"], heavy["metrics"]["instructions"]["value"]) <=
         k_documented_jitter);
+  // Its profile (docs/profiles.md) is per operation too, and only of the measured repetitions:
+  // the case's own function holds nearly all of it, and the functions add up to the count.
+  const json profile =
+      json::parse(read_file(first.string() + ".artifacts/" + a["profile"].get<std::string>()));
+  CHECK(profile["functions"].at(0)["name"] == "(anonymous namespace)::loop(benchledger::State&)");
+  CHECK(profile["functions"].at(0)["self"]["instructions"].get<double>() >
+        0.9 * metric["value"].get<double>());
+  CHECK(profile["total"]["instructions"].get<double>() == Approx(metric["value"].get<double>()));
 }
 
 TEST_CASE("a command counted twice gives the same instructions") {

@@ -49,3 +49,12 @@ benchledger_add_test(run_instructions_cli_test
 target_compile_definitions(run_instructions_cli_test PRIVATE
                            RUN_INSTRUCTIONS_FIXTURE="$<TARGET_FILE:run_instructions_fixture>")
 add_dependencies(run_instructions_cli_test run_instructions_fixture)
+
+# Profiles kept beside the counts and `benchledger explain`, under the real Valgrind.
+add_executable(explain_fixture ${CMAKE_CURRENT_LIST_DIR}/explain_fixture.cpp)
+target_compile_options(explain_fixture PRIVATE -g)
+target_link_libraries(explain_fixture PRIVATE benchledger_settings)
+benchledger_add_test(explain_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/explain_test.cpp LABELS cli)
+target_compile_definitions(explain_cli_test PRIVATE
+                           EXPLAIN_FIXTURE="$<TARGET_FILE:explain_fixture>")
+add_dependencies(explain_cli_test explain_fixture)

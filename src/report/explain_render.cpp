@@ -1,0 +1,188 @@
+// Rendering `benchledger explain` (explain_render.hpp).
+#include "report/explain_render.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report/escape.hpp"
+#include "report/format.hpp"
+
+namespace benchledger::report {
+
+namespace {
+
+std::string count(double value) {
+  return format_fixed(value, std::abs(value) >= 100 || value == std::round(value) ? 0 : 2);
+}
+
+std::string signed_count(double value) {
+  return (value > 0 ? "+" : "") + count(value);
+}
+
+std::string share(const std::optional<double>& fraction) {
+  return fraction ? fmt::format("{:.1f}%", *fraction * 100) : "";
+}
+
+std::string where(const profile::FunctionChange& f) {
+  if (!f.file) return "";
+  return f.line ? fmt::format("{}:{}", *f.file, *f.line) : *f.file;
+}
+
+// A side's figure of a function: "—" where the side does not name it, "—*" where it may be among
+// the side's other functions.
+std::string side_value(const std::optional<double>& value, bool capped) {
+  if (value) return count(*value);
+  return capped ? "—*" : "—";
+}
+
+void write_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], display_width(row[i]));
+  }
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(widths[i] - display_width(row[i]), ' ');
+      // The function's name and its place are text (left); the figures are numbers (right).
+      const bool text = i == 0 || i + 1 == row.size();
+      line += text ? row[i] + pad : pad + row[i];
+      if (i + 1 < row.size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  }
+}
+
+nlohmann::ordered_json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json function_json(const profile::FunctionChange& f) {
+  return {{"name", f.name},
+          {"file", f.file ? nlohmann::ordered_json(*f.file) : nlohmann::ordered_json(nullptr)},
+          {"line", f.line ? nlohmann::ordered_json(*f.line) : nlohmann::ordered_json(nullptr)},
+          {"base", optional_number(f.base)},
+          {"head", optional_number(f.head)},
+          {"change", f.change},
+          {"share", optional_number(f.share)}};
+}
+
+}  // namespace
+
+void write_explanation_text(std::ostream& out, const compare::Explanation& explanation,
+                            std::size_t top) {
+  out << fmt::format("base run {}, head run {}: self cost per operation of each function\n",
+                     explanation.base_run, explanation.head_run);
+  bool capped_anywhere = false;
+  for (const compare::CaseExplanation& c : explanation.cases) {
+    const std::string name = c.params.empty() ? c.bench : case_key(c.bench, c.params);
+    out << '\n';
+    if (!c.diff) {
+      out << fmt::format("{}: no explanation: {}\n", name, c.missing);
+      continue;
+    }
+    const profile::ProfileDiff& d = *c.diff;
+    out << fmt::format("{}: {} {} → {} ({}{})\n", name, profile::to_string(d.event),
+                       count(d.base_total), count(d.head_total), signed_count(d.change),
+                       d.base_total != 0 ? ", " + format_change(d.change / d.base_total) : "");
+    std::vector<std::vector<std::string>> rows = {
+        {"function", "base", "head", "change", "share", "where"}};
+    const std::size_t shown = std::min(top, d.functions.size());
+    for (std::size_t i = 0; i < shown; ++i) {
+      const profile::FunctionChange& f = d.functions[i];
+      capped_anywhere = capped_anywhere || (!f.base && d.base_capped) || (!f.head && d.head_capped);
+      rows.push_back({f.name, side_value(f.base, d.base_capped), side_value(f.head, d.head_capped),
+                      signed_count(f.change), share(f.share), where(f)});
+    }
+    if (d.functions.size() > shown) {
+      double base = 0, head = 0;
+      for (std::size_t i = shown; i < d.functions.size(); ++i) {
+        base += d.functions[i].base.value_or(0);
+        head += d.functions[i].head.value_or(0);
+      }
+      base += d.other.base.value_or(0);
+      head += d.other.head.value_or(0);
+      rows.push_back({fmt::format("({} more functions)",
+                                  d.functions.size() - shown + (d.other.change != 0 ? 1 : 0)),
+                      count(base), count(head), signed_count(head - base),
+                      d.change != 0 ? share((head - base) / d.change) : "", ""});
+    } else if (d.other.base.value_or(0) != 0 || d.other.head.value_or(0) != 0) {
+      rows.push_back({d.other.name, count(d.other.base.value_or(0)),
+                      count(d.other.head.value_or(0)), signed_count(d.other.change),
+                      share(d.other.share), ""});
+    }
+    write_table(out, rows);
+  }
+  if (capped_anywhere) {
+    out << "\n—* not among that side's kept functions: it is absent there, or one of the "
+           "functions its profile adds up as other\n";
+  }
+}
+
+void write_explanation_markdown(std::ostream& out, const compare::Explanation& explanation,
+                                std::size_t top) {
+  bool heading = false;
+  for (const compare::CaseExplanation& c : explanation.cases) {
+    if (!c.diff || c.diff->functions.empty()) continue;
+    const profile::ProfileDiff& d = *c.diff;
+    if (!heading) {
+      out << "\n### Where the regressed cases' " << profile::to_string(d.event)
+          << " went\n\nSelf cost per operation of each function, from the profiles of `run "
+             "--measure instructions` under Valgrind (`benchledger explain` for all of them).\n";
+      heading = true;
+    }
+    const std::string name = c.params.empty() ? c.bench : case_key(c.bench, c.params);
+    const profile::FunctionChange& first = d.functions.front();
+    out << fmt::format("\n<details><summary>{}: {} {} → {}; most in {} ({}{})</summary>\n\n",
+                       escape_html(name), profile::to_string(d.event), count(d.base_total),
+                       count(d.head_total), escape_html(first.name), signed_count(first.change),
+                       first.share ? ", " + share(first.share) + " of the change" : "");
+    out << "| function | base | head | change | share | where |\n|---|--:|--:|--:|--:|---|\n";
+    const std::size_t shown = std::min(top, d.functions.size());
+    for (std::size_t i = 0; i < shown; ++i) {
+      const profile::FunctionChange& f = d.functions[i];
+      out << fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", escape_markdown_cell(f.name),
+                         side_value(f.base, d.base_capped), side_value(f.head, d.head_capped),
+                         signed_count(f.change), share(f.share), escape_markdown(where(f)));
+    }
+    out << "\n</details>\n";
+  }
+}
+
+void write_explanation_json(std::ostream& out, const compare::Explanation& explanation) {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (const compare::CaseExplanation& c : explanation.cases) {
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : c.params) params[key] = to_json(value);
+    nlohmann::ordered_json entry = {{"bench", c.bench}, {"params", std::move(params)}};
+    if (!c.diff) {
+      entry["missing"] = c.missing;
+      cases.push_back(std::move(entry));
+      continue;
+    }
+    const profile::ProfileDiff& d = *c.diff;
+    entry["event"] = profile::to_string(d.event);
+    entry["base"] = d.base_total;
+    entry["head"] = d.head_total;
+    entry["change"] = d.change;
+    entry["base_capped"] = d.base_capped;
+    entry["head_capped"] = d.head_capped;
+    nlohmann::ordered_json functions = nlohmann::ordered_json::array();
+    for (const profile::FunctionChange& f : d.functions) functions.push_back(function_json(f));
+    entry["functions"] = std::move(functions);
+    entry["other"] = function_json(d.other);
+    cases.push_back(std::move(entry));
+  }
+  const nlohmann::ordered_json json = {{"base_run", explanation.base_run},
+                                       {"head_run", explanation.head_run},
+                                       {"cases", std::move(cases)}};
+  out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace benchledger::report

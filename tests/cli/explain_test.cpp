@@ -1,0 +1,126 @@
+// A case counted under callgrind keeps a profile of its functions (over every process of a
+// command) that the record names by hash and `ledger verify` checks, and `benchledger explain`
+// puts the one function a head added work to first, with at least 90% of the case's change, as
+// compare's Markdown does for a regressed case.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <benchledger/record.hpp>
+
+#include "run_support.hpp"
+
+using namespace benchledger::run_test;
+using nlohmann::json;
+
+namespace {
+
+// `run --measure instructions:valgrind` of the fixture through the shell (so that the count
+// covers two processes: sh, and the fixture it starts), as case `fixture`.
+void run_side(const std::filesystem::path& ledger, const std::string& side) {
+  // `; :` keeps the shell from replacing itself with the fixture: it forks a child.
+  const std::string command = "EXPLAIN_SIDE=" + side + " " + EXPLAIN_FIXTURE + " >/dev/null; :";
+  const auto r =
+      run_cli({"run", "--ledger", ledger.string(), "--label", side, "--measure",
+               "instructions:valgrind", "--name", "fixture", "--quiet", "--shell", "--", command});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+}
+
+std::filesystem::path artifacts_of(const std::filesystem::path& ledger) {
+  return ledger.string() + ".artifacts";
+}
+
+}  // namespace
+
+TEST_CASE("a command counted under callgrind keeps its functions' profile, and verify checks it") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  run_side(ledger, "base");
+  const json result = results_of(read_ledger(ledger)).at(0);
+  REQUIRE(result.contains("profile"));
+  const std::string hash = result["profile"];
+  const auto artifact = artifacts_of(ledger) / hash;
+  const std::string bytes = read_file(artifact);
+  REQUIRE(benchledger::sha256_hex(bytes) == hash);
+  CHECK(schema_problems(ledger).empty());
+
+  const json profile = json::parse(bytes);
+  CHECK(profile["format"] == "benchledger-profile/1");
+  CHECK(profile["processes"] == 2);  // the shell and the fixture
+  // The functions' self costs add up to the case's count.
+  CHECK(profile["total"]["instructions"].get<double>() ==
+        result["metrics"]["instructions"]["value"].get<double>());
+  CHECK(profile["total"]["estimated_cycles"].get<double>() ==
+        result["metrics"]["estimated_cycles"]["value"].get<double>());
+  const json& first = profile["functions"].at(0);
+  CHECK(first["name"] == "(anonymous namespace)::base_work(unsigned long)");
+  CHECK(first["file"].get<std::string>().ends_with("explain_fixture.cpp"));
+  CHECK(first["line"].get<int>() > 0);
+  CHECK(profile["functions"].size() <= 100);
+  CHECK(profile["other"]["functions"].get<int>() > 0);  // the rest of libc and the loader
+
+  const auto verify = [&] { return run_cli({"ledger", "verify", "--ledger", ledger.string()}); };
+  REQUIRE(verify().status == 0);
+  std::ofstream(artifact, std::ios::app) << ' ';
+  const auto changed = verify();
+  CHECK(changed.status == 1);
+  CHECK_THAT(changed.err, Catch::Contains("profile: artifact") && Catch::Contains("was changed"));
+  std::filesystem::remove(artifact);
+  const auto missing = verify();
+  CHECK(missing.status == 1);
+  CHECK_THAT(missing.err, Catch::Contains(hash + " is missing"));
+}
+
+TEST_CASE(
+    "explain puts the function the head added work to first, with at least 90% of the change") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  run_side(ledger, "base");
+  run_side(ledger, "head");
+
+  const auto r =
+      run_cli({"explain", "base", "head", "--ledger", ledger.string(), "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json explained = json::parse(r.out);
+  REQUIRE(explained["cases"].size() == 1);
+  const json& c = explained["cases"][0];
+  CHECK(c["bench"] == "fixture");
+  const json& top = c["functions"].at(0);
+  CHECK(top["name"] == "(anonymous namespace)::added_work(unsigned long)");
+  CHECK(top["base"].is_null());  // the base never calls it
+  CHECK(top["head"].get<double>() > 0);
+  CHECK(top["share"].get<double>() >= 0.9);
+  CHECK(top["file"].get<std::string>().ends_with("explain_fixture.cpp"));
+  // The base's work did not change: it is the same count on both sides.
+  for (const json& f : c["functions"]) {
+    if (f["name"] == "(anonymous namespace)::base_work(unsigned long)") CHECK(f["change"] == 0);
+  }
+
+  const auto table = run_cli({"explain", "base", "head", "fixture", "--ledger", ledger.string()});
+  REQUIRE(table.status == 0);
+  const auto lines = lines_of(table.out);
+  REQUIRE(lines.size() >= 4);
+  CHECK_THAT(lines[1], Catch::StartsWith("fixture: instructions "));
+  CHECK_THAT(lines[2], Catch::StartsWith("  function"));
+  CHECK_THAT(lines[3], Catch::StartsWith("  (anonymous namespace)::added_work(unsigned long)"));
+
+  // compare's Markdown: under the comparison, a collapsed table for the regressed case.
+  const auto md =
+      run_cli({"compare", "base", "head", "--ledger", ledger.string(), "--format", "md"});
+  CHECK(md.status == 1);  // the instructions regressed
+  CHECK_THAT(md.out, Catch::Contains("### Where the regressed cases' instructions went"));
+  CHECK_THAT(md.out,
+             Catch::Contains("<details><summary>fixture: instructions ") &&
+                 Catch::Contains("most in (anonymous namespace)::added_work(unsigned long)"));
+  CHECK_THAT(md.out,
+             Catch::Contains("| `(anonymous namespace)::added_work(unsigned long)` | —* |"));
+
+  const auto unknown =
+      run_cli({"explain", "base", "head", "nothing*", "--ledger", ledger.string()});
+  CHECK(unknown.status == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("case nothing*: matches no case"));
+}
