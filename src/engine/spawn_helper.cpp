@@ -89,17 +89,22 @@ bool wait_ticks(int ticks, Gone gone) {
 }
 
 // The same signal first, so that a run that cleans up on it can (Valgrind, killed outright
-// between creating a temporary file in TMPDIR and unlinking it, leaves the file); SIGKILL for a
-// group still there after 10 s. The helper exits only once the run's group is gone, so that
-// benchledger, which waits for it, removes its temporary folders after the last write into them.
+// between creating a temporary file in TMPDIR and unlinking it, leaves the file), again every
+// 200 ms while the leader lives (a Valgrind still starting up can lose the first one and count
+// on); SIGKILL for a group still there after 10 s. The helper exits only once the run's group is
+// gone, so that benchledger, which waits for it, removes its temporary folders after the last write
+// into them.
 void on_termination(int signal) {
   const pid_t running = static_cast<pid_t>(g_running);
   if (running > 0) {
     ::kill(-running, signal);
     ::kill(running, signal);
-    const auto leader_gone = [running] {
+    int ticks = 0;
+    const auto leader_gone = [running, signal, &ticks] {
       int status = 0;
-      return ::waitpid(running, &status, WNOHANG) == running;
+      if (::waitpid(running, &status, WNOHANG) == running) return true;
+      if (++ticks % 20 == 0) ::kill(-running, signal);
+      return false;
     };
     if (!wait_ticks(1000, leader_gone)) {
       ::kill(-running, SIGKILL);
