@@ -385,7 +385,8 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
     const CommandRun prepared =
         runner.run({"/bin/sh", "-c", *c.prepare}, settings.timeout, settings.show_output);
     if (!prepared.ok()) {
-      counted.failure = CaseFailure{"error", "--prepare " + prepared.describe()};
+      counted.failure =
+          CaseFailure{"error", "--prepare " + prepared.describe(), prepared.stderr_tail};
       return counted;
     }
   }
@@ -395,7 +396,8 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
   throw_if_stopped();  // the run was ended by the signal, its counts cut short
   if (!run.ok()) {
     counted.failure =
-        CaseFailure{run.failure_kind(), "under callgrind, " + describe_failure(run, dir.path())};
+        CaseFailure{run.failure_kind(), "under callgrind, " + describe_failure(run, dir.path()),
+                    run.stderr_tail};
     return counted;
   }
   counted.counts = valgrind_counts(dir.path(), 1);
@@ -446,7 +448,8 @@ CountedCase count_native_case(const NativeCase& c, const std::vector<std::string
     counted.failure = CaseFailure{
         run.ok() ? "error" : run.failure_kind(),
         "counting instructions, the program " +
-            (run.ok() ? std::string("reported nothing") : describe_failure(run, dir.path()))};
+            (run.ok() ? std::string("reported nothing") : describe_failure(run, dir.path())),
+        run.stderr_tail};
     return counted;
   }
   const auto ops = answer.at("ops").get<std::int64_t>();

@@ -131,6 +131,20 @@ TEST_CASE("a command counted twice gives the same instructions") {
   CHECK(relative_difference(counts[0], counts[1]) <= k_documented_jitter);
 }
 
+TEST_CASE("a command that fails under callgrind records the last lines of its stderr") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto r =
+      run_cli({"run", "--ledger", ledger.string(), "--measure", "instructions", "--quiet", "--name",
+               "fails", "--shell", "--", "echo 'cannot open the input' >&2; exit 3"});
+  INFO(r.err);
+  CHECK(r.status == 1);  // a case failed
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["primary"] == "failed");
+  CHECK(results[0]["failure"]["stderr"] == "cannot open the input");
+}
+
 TEST_CASE("1% more work is a regression with one sample a side, the same work unchanged") {
   ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";
