@@ -114,7 +114,8 @@ TEST_CASE("--timeout kills a run that takes too long and counts it") {
   const auto result = run_cli({"run", "--ledger", ledger.string(), "--runs", "2", "--warmup", "0",
                                "--timeout", "0.2", "--", "sleep", "30"});
   CHECK(result.status == 1);
-  CHECK(result.seconds < 10);
+  // Not a speed target: far from the 60 s of two sleeps left running, on any load.
+  CHECK(result.seconds < 30);
   const auto results = results_of(read_ledger(ledger));
   REQUIRE(results.size() == 1);
   CHECK(results[0]["errors"] == 2);
@@ -302,12 +303,12 @@ TEST_CASE("an interrupted run leaves no command running behind it") {
   const pid_t cli =
       start(benchledger::run_test::cli(), {"run", "--ledger", (dir.path() / "l.ndjson").string(),
                                            "--runs", "1", "--warmup", "0", "--", "sleep", marker});
-  for (int i = 0; i < 50 && processes_matching("^sleep " + marker) == 0; ++i) ::usleep(20'000);
+  poll_until([&] { return processes_matching("^sleep " + marker) != 0; });
   REQUIRE(processes_matching("^sleep " + marker) == 1);
   ::kill(cli, SIGINT);
   int status = 0;
   ::waitpid(cli, &status, 0);
-  for (int i = 0; i < 50 && processes_matching("^sleep " + marker) > 0; ++i) ::usleep(20'000);
+  poll_until([&] { return processes_matching("^sleep " + marker) == 0; });
   CHECK(processes_matching("^sleep " + marker) == 0);
   CHECK_FALSE(std::filesystem::exists(dir.path() / "l.ndjson"));
 }

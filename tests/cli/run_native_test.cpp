@@ -63,9 +63,11 @@ TEST_CASE(
   CHECK(cases.at("fixture/spin us=20")["metrics"]["time"]["value"].get<double>() >= 20'000);
   const json& four = cases.at("fixture/workers concurrency=4");
   const json& one = cases.at("fixture/workers concurrency=1");
-  // Four workers sleeping 1 ms each get through about four times the operations per second.
+  // Four workers sleeping 1 ms each get through about four times the operations per second of
+  // one, measured side by side. On a loaded machine every wake-up waits for a CPU, which four
+  // threads pay more often than one, so the bound is what one worker at a time cannot reach.
   CHECK(four["metrics"]["throughput"]["value"].get<double>() >
-        2.5 * one["metrics"]["throughput"]["value"].get<double>());
+        1.5 * one["metrics"]["throughput"]["value"].get<double>());
 
   CHECK(schema_problems(ledger).empty());
   CHECK_THAT(result.out, Catch::Contains("fixture/crash") && Catch::Contains("FAILED (crashed)"));
@@ -125,11 +127,11 @@ TEST_CASE("an interrupted native program leaves no case running behind it") {
   const pid_t program = start(fixture, {"--ledger", (dir.path() / "l.ndjson").string(), "--filter",
                                         "hang", "--timeout", "60"});
   // The program and the forked child running the hanging case.
-  for (int i = 0; i < 100 && processes_matching(fixture) < before + 2; ++i) ::usleep(20'000);
+  poll_until([&] { return processes_matching(fixture) >= before + 2; });
   REQUIRE(processes_matching(fixture) == before + 2);
   ::kill(program, SIGINT);
   int status = 0;
   ::waitpid(program, &status, 0);
-  for (int i = 0; i < 50 && processes_matching(fixture) > before; ++i) ::usleep(20'000);
+  poll_until([&] { return processes_matching(fixture) <= before; });
   CHECK(processes_matching(fixture) == before);
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,17 @@ inline pid_t start(const std::string& program, const std::vector<std::string>& a
 inline int processes_matching(const std::string& text) {
   const auto result = run("/usr/bin/pgrep", {"-c", "-f", text});
   return std::atoi(result.out.c_str());
+}
+
+// Polls `done` every 20 ms; false when it did not hold within two minutes, a guard that keeps a
+// broken build from hanging the suite. Not a deadline to meet: a loaded machine may take
+// seconds to start a process, so no assertion depends on how soon `done` holds.
+inline bool poll_until(const std::function<bool()>& done) {
+  for (int i = 0; i < 6000; ++i) {
+    if (done()) return true;
+    ::usleep(20'000);
+  }
+  return false;
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {

@@ -1,5 +1,5 @@
 // Helpers shared by the engine's tests: running a registry's cases, spinning on the clock,
-// running /usr/bin/python3 as an oracle.
+// meeting of worker threads, running /usr/bin/python3 as an oracle.
 #pragma once
 
 #include <stdlib.h>
@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <benchledger/benchledger.hpp>
@@ -28,6 +30,21 @@ namespace benchledger::test {
 inline void spin_for(std::int64_t ns) {
   const std::int64_t end = engine::now_ns() + ns;
   while (engine::now_ns() < end) {
+  }
+}
+
+// Counts this thread in at `arrived` and waits until `count` threads are in. Throws when they
+// are not within a minute: a guard against workers that run one after another (who would wait
+// here forever), not a deadline a loaded machine has to meet. Threads that meet here are inside
+// their work at one moment, which proves they run at once without timing anything.
+inline void meet(std::atomic<int>& arrived, int count) {
+  ++arrived;
+  const std::int64_t guard = engine::now_ns() + std::int64_t{60} * 1'000'000'000;
+  while (arrived.load() < count) {
+    if (engine::now_ns() > guard)
+      throw std::runtime_error("the workers never ran at once: " + std::to_string(arrived.load()) +
+                               " of " + std::to_string(count) + " met");
+    std::this_thread::yield();
   }
 }
 
