@@ -59,16 +59,6 @@ std::size_t count_containing(const std::vector<std::string>& processes, const st
   return n;
 }
 
-// Polls `done` every 20 ms; false when it did not hold within two minutes, a guard that keeps a
-// broken build from hanging the suite: no assertion depends on how long anything takes.
-bool poll_until(const std::function<bool()>& done) {
-  for (int i = 0; i < 6000; ++i) {
-    if (done()) return true;
-    ::usleep(20'000);
-  }
-  return false;
-}
-
 // What a run stopped by a signal left: how it ended, and what its TMPDIR and the process table
 // still hold.
 struct Stopped {
