@@ -15,6 +15,7 @@
 #include "cli/compare_flags.hpp"
 #include "cli/run_frontend.hpp"
 #include "cli/run_steps.hpp"
+#include "engine/scratch_dir.hpp"
 #include "gate/process.hpp"
 #include "gate/worktree.hpp"
 #include "ledger/ledger_file.hpp"
@@ -47,8 +48,7 @@ WorkDirectory::~WorkDirectory() {
 }
 
 std::filesystem::path WorkDirectory::parent() {
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  return engine::temp_root();
 }
 
 std::vector<std::string> own_arguments() {

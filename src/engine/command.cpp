@@ -33,6 +33,7 @@
 #include <benchledger/error.hpp>
 
 #include "engine/clock.hpp"
+#include "engine/scratch_dir.hpp"
 #include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
 #include "engine/stop_signals.hpp"
@@ -133,8 +134,7 @@ bool read_all(int fd, void* data, std::size_t size) {
 // may write much; -1 when none can be made (stderr then goes to /dev/null). Above fd 5, like
 // high_pipe's ends, so that the helper's dup2 onto 3, 4 and 5 never overwrites it first.
 int stderr_file() {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  const std::string dir = temp_root().string();
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) {
     // A file system without O_TMPFILE: a named file, unlinked at once.

@@ -160,12 +160,6 @@ std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
           "--callgrind-out-file=" + (dir / "callgrind.out.%p").string()};
 }
 
-// Valgrind's tmpdir, as it finds it: TMPDIR, else /tmp.
-std::filesystem::path valgrind_tmpdir() {
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-}
-
 // Removes what a Valgrind killed in its first moments left in its tmpdir. Each Valgrind makes
 // `valgrind_proc_<pid>_cmdline_<hex>` (and `_auxv_`) there at start-up and unlinks it at once, so a
 // signal passed on to a command whose shell is starting a child under Valgrind can leave one.
@@ -174,7 +168,7 @@ std::filesystem::path valgrind_tmpdir() {
 // older one, is not this count's.
 void remove_orphaned_valgrind_files(std::filesystem::file_time_type since) {
   std::error_code error;
-  for (std::filesystem::directory_iterator it(valgrind_tmpdir(), error), end; !error && it != end;
+  for (std::filesystem::directory_iterator it(temp_root(), error), end; !error && it != end;
        it.increment(error)) {
     const std::string name = it->path().filename().string();
     constexpr std::string_view prefix = "valgrind_proc_";

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -84,7 +85,7 @@ CaseMeasurement measurement_from_json(const nlohmann::json& j) {
 }
 
 // Writes all of `line` or gives up silently: a parent that went away reads nothing anyway.
-void write_all(int fd, const std::string& line) {
+void write_all(int fd, std::string_view line) {
   std::size_t written = 0;
   while (written < line.size()) {
     const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
@@ -174,7 +175,7 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   // The end of the case's stderr, twice what output_tail keeps so that the tail starts at a line.
   std::string stderr_end;
   const auto pass_on_stderr = [&](const char* bytes, std::size_t n) {
-    write_all(output_fd, std::string(bytes, n));
+    write_all(output_fd, std::string_view(bytes, n));
     stderr_end.append(bytes, n);
     if (stderr_end.size() > 2 * model::k_tail_bytes) {
       stderr_end.erase(0, stderr_end.size() - 2 * model::k_tail_bytes);

@@ -13,13 +13,18 @@
 
 namespace benchledger::engine {
 
+// Where temporary files go: $TMPDIR, or /tmp when it is unset or empty (mkdtemp's callers and
+// Valgrind alike).
+inline std::filesystem::path temp_root() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
 class ScratchDir {
  public:
   // `what` names the files it is for, in the error when it cannot be made.
   ScratchDir(const std::string& prefix, const std::string& what) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    std::string pattern = (temp_root() / (prefix + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr)
       throw Error("cannot create a directory like " + pattern + " for " + what);
     m_path = pattern;

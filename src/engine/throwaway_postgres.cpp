@@ -25,6 +25,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
 
 namespace benchledger::engine {
@@ -177,10 +178,8 @@ ThrowawayPostgres::ThrowawayPostgres() {
     throw Error("no PostgreSQL server binaries (initdb, postgres) found: " +
                 std::string(k_install_hint));
   const Owner owner = server_owner();
-  const char* tmp = std::getenv("TMPDIR");
   // Short: the server's Unix socket path, inside this directory, has a length limit.
-  std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/benchledger-pg-XXXXXX";
+  std::string pattern = (temp_root() / "benchledger-pg-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw Error(fmt::format("cannot create a directory like {} for a throwaway PostgreSQL: {}",
                             pattern, errno_text(errno)));
