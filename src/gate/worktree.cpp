@@ -1,7 +1,11 @@
 #include "gate/worktree.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <fstream>
 #include <optional>
@@ -44,9 +48,43 @@ std::optional<unsigned long long> start_time(int pid) {
   return std::nullopt;
 }
 
+// Holds an exclusive lock on `<git common dir>/benchledger-worktrees.lock` while it lives, so
+// that gates sharing a repository change git's list of worktrees one at a time: `git worktree
+// prune` or `remove` deletes `.git/worktrees` once it is empty, which fails another gate's `add`
+// that is creating its entry there at that moment. Without a common directory (git failed, the
+// lock file cannot be made) it holds nothing, and git's own errors say what went wrong.
+class WorktreeListLock {
+ public:
+  WorktreeListLock(const std::filesystem::path& repository, const std::filesystem::path& log) {
+    const ProcessResult found = run_process(
+        {"git", "rev-parse", "--path-format=absolute", "--git-common-dir"}, repository, log, true);
+    if (!found.ok() || first_line(found.output).empty()) return;
+    const std::filesystem::path file =
+        std::filesystem::path(first_line(found.output)) / "benchledger-worktrees.lock";
+    m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0) return;
+    while (::flock(m_fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        ::close(m_fd);
+        m_fd = -1;
+        return;
+      }
+    }
+  }
+  ~WorktreeListLock() {
+    if (m_fd >= 0) ::close(m_fd);  // closing releases the lock
+  }
+  WorktreeListLock(const WorktreeListLock&) = delete;
+  WorktreeListLock& operator=(const WorktreeListLock&) = delete;
+
+ private:
+  int m_fd = -1;
+};
+
 }  // namespace
 
 void prune_worktrees(const std::filesystem::path& repository, const std::filesystem::path& log) {
+  const WorktreeListLock lock(repository, log);
   append_to_log(log, "$ git worktree prune");
   const ProcessResult pruned = run_process({"git", "worktree", "prune"}, repository, log, false);
   if (!pruned.ok()) append_to_log(log, "(git worktree prune " + pruned.describe() + ")");
@@ -128,6 +166,7 @@ std::string resolve_commit(const std::filesystem::path& repository, const std::s
 Worktree::Worktree(std::filesystem::path repository, const std::string& commit,
                    std::filesystem::path path, std::filesystem::path log)
     : m_repository(std::move(repository)), m_path(std::move(path)), m_log(std::move(log)) {
+  const WorktreeListLock lock(m_repository, m_log);
   append_to_log(m_log, "$ git worktree add --detach " + m_path.string() + " " + commit);
   const ProcessResult added =
       run_process({"git", "worktree", "add", "--detach", "--force", m_path.string(), commit},
@@ -141,6 +180,7 @@ Worktree::Worktree(std::filesystem::path repository, const std::string& commit,
 Worktree::~Worktree() {
   if (m_keep) return;
   try {
+    const WorktreeListLock lock(m_repository, m_log);
     append_to_log(m_log, "$ git worktree remove --force " + m_path.string());
     std::ignore = run_process({"git", "worktree", "remove", "--force", m_path.string()},
                               m_repository, m_log, false);

@@ -70,11 +70,11 @@ TEST_CASE("the pipeline suite runs sequential and pipelined with its params over
     CHECK(r["metrics"]["peak_rss"]["unit"] == "bytes");
     time_by_mode[r["params"]["mode"]] = r["metrics"]["time"]["value"];
   }
-  // 4 pages, each call sleeping 250 ms x 0.02 = 5 ms: sequential waits 40 ms per iteration,
-  // pipelined about 25 (fetching overlaps storing), far more than starting its threads costs.
+  // 4 pages, each call sleeping 250 ms x 0.02 = 5 ms: sequential waits at least 40 ms per
+  // iteration, pipelined at least 25 (fetching overlaps storing). Those are laws; which mode is
+  // faster is the benchmark's finding, and a loaded machine can erase pipelining's lead.
   CHECK(time_by_mode["sequential"] >= 40e6);
   CHECK(time_by_mode["pipelined"] >= 25e6);
-  CHECK(time_by_mode["pipelined"] < time_by_mode["sequential"]);
   CHECK(schema_problems(ledger).empty());
 }
 

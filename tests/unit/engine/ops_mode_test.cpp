@@ -121,13 +121,10 @@ TEST_CASE("C concurrent OPS workers really run C operations at once and share th
   CHECK(threads.size() == 4);
   CHECK(m.ops == 120);  // the budget is shared: 40 per repetition in all, not per worker
   // Four 10 ms sleepers at once cannot pass 400 operations a second: a law, which load only
-  // moves further from. Against one worker measured just before, side by side (a ratio, not a
-  // rate): about four times on a quiet machine; on a loaded one every wake-up waits for a CPU,
-  // which four threads pay more often than one, so the bound asks for what one worker at a
-  // time, as four workers taking turns would be, cannot reach.
+  // moves further from. That they ran at once is proven above by their meeting, not by a rate:
+  // on a loaded machine every wake-up waits for a CPU, so no ratio to one worker is a law.
   INFO("median throughput: 1 worker " << test::median(one.throughput) << " ops/s, 4 workers "
                                       << test::median(m.throughput) << " ops/s");
-  CHECK(test::median(m.throughput) > 1.5 * test::median(one.throughput));
   CHECK(test::median(m.throughput) < 410);
 }
 
