@@ -24,17 +24,30 @@ Metric metric_from_samples(std::string unit, Better better, std::vector<double> 
   std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
   const std::size_t n = sorted.size();
-  const double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
-  const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+  const double median =
+      n % 2 == 1 ? sorted[n / 2] : std::midpoint(sorted[n / 2 - 1], sorted[n / 2]);
+  // Mean and spread are computed on the samples scaled by a power of two that brings the largest
+  // magnitude near 1: exact for every sample a double holds, and the sums cannot overflow where
+  // samples near 1e300 would (squares of 1e200 already do).
+  const int exponent = std::ilogb(std::max(std::fabs(sorted.front()), std::fabs(sorted.back())));
+  const int shift = exponent == FP_ILOGB0 ? 0 : exponent;
+  const auto scaled = [shift](double x) { return std::ldexp(x, -shift); };
+  double sum = 0;
+  for (double x : sorted) sum += scaled(x);
+  const double scaled_mean = sum / static_cast<double>(n);
   double squares = 0;
-  for (double x : sorted) squares += (x - mean) * (x - mean);
+  for (double x : sorted) squares += (scaled(x) - scaled_mean) * (scaled(x) - scaled_mean);
   Summary& s = metric.summary;
-  s.n = static_cast<std::int64_t>(n);
-  s.mean = mean;
-  s.median = median;
-  s.stddev = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
   s.min = sorted.front();
   s.max = sorted.back();
+  s.n = static_cast<std::int64_t>(n);
+  s.mean = std::ldexp(scaled_mean, shift);
+  s.median = median;
+  s.stddev = n > 1 ? std::ldexp(std::sqrt(squares / static_cast<double>(n - 1)), shift) : 0.0;
+  if (!std::isfinite(s.stddev) || !std::isfinite(median)) {
+    throw Error(
+        fmt::format("samples from {} to {} spread beyond the range of a double", s.min, s.max));
+  }
   metric.value = median;
   metric.samples = std::move(samples);
   return metric;

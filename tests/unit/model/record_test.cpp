@@ -252,6 +252,20 @@ TEST_CASE("metric_from_samples refuses a NaN or an infinity, naming the sample")
                     "sample 0 is -inf, not a finite number");
 }
 
+TEST_CASE("metric_from_samples summarises samples near the top of a double's range") {
+  // Squares of 1e200 overflow a double; the summary scales before it sums.
+  const Metric big = metric_from_samples("s", Better::lower, {1e300, 3e300});
+  CHECK(big.summary.mean == Approx(2e300));
+  CHECK(big.summary.median == Approx(2e300));
+  CHECK(big.summary.stddev == Approx(std::sqrt(2.0) * 1e300));
+  const double top = std::numeric_limits<double>::max();
+  CHECK(metric_from_samples("s", Better::lower, {top, top}).summary.median == top);
+  CHECK(metric_from_samples("s", Better::lower, {top, top}).summary.stddev == 0);
+  // A spread a double cannot hold is refused, not written as infinity.
+  CHECK_THROWS_WITH(metric_from_samples("s", Better::lower, {-top, top}),
+                    Catch::Contains("spread beyond the range of a double"));
+}
+
 TEST_CASE("case_key identifies a case by bench and sorted params") {
   CHECK(case_key("sort", {{"n", std::int64_t{2}}, {"a", std::string("x")}}) ==
         R"(sort{"a":"x","n":2})");
