@@ -165,10 +165,10 @@ std::vector<std::string> describe_differences(const Env& base, const Env& curren
 
 // The first note of `kind` that covers a case: one on a run of `runs` (every case of it, or the
 // one bench the note names), or one on a result of the case.
-std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes, NoteKind kind,
-                                          std::span<const RunRecord> runs,
-                                          const CaseResults* the_case) {
-  if (the_case == nullptr) return std::nullopt;
+std::shared_ptr<const Acceptance> find_acceptance(std::span<const NoteRecord> notes, NoteKind kind,
+                                                  std::span<const RunRecord> runs,
+                                                  const CaseResults* the_case) {
+  if (the_case == nullptr) return nullptr;
   for (const NoteRecord& note : notes) {
     if (note.kind != kind) continue;
     bool covers = false;
@@ -179,9 +179,10 @@ std::optional<Acceptance> find_acceptance(std::span<const NoteRecord> notes, Not
       for (const std::uint32_t r : the_case->results)
         covers |= note.target == the_case->side->id(r);
     }
-    if (covers) return Acceptance{note.header.id, note.text, note.author};
+    if (covers)
+      return std::make_shared<const Acceptance>(Acceptance{note.header.id, note.text, note.author});
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 // Whether a side of a case measured: why not when every result of it failed, and the errors and
@@ -387,18 +388,19 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
                             side_text(current, current_cases.present)));
   }
 
-  // What the statistics and the gate still need of a case and metric whose comparison is already
-  // in report.cases: kept apart so that a million of them are not a million comparisons twice.
+  // What the gate still needs of a case and metric whose comparison is already in report.cases,
+  // and the statistics' inputs, built as the cases are: views of the sides' samples, or of values
+  // kept in `owned` (several results pooled, or converted to the current unit). Nothing more per
+  // case, so that a million of them are not a million comparisons twice.
   struct Pending {
     std::size_t index = 0;  // in report.cases
-    Pooled base, current;
-    std::vector<double> base_in_current_unit;  // when the unit changed convertibly
-    const RoundCentres* pairs = nullptr;       // options.pairs' entry for this case and metric
-    std::vector<double> base_pairs_in_current_unit;
     const CaseResults* base_case = nullptr;
     const CaseResults* current_case = nullptr;
   };
   std::vector<Pending> pending;
+  std::vector<MetricInput> inputs;
+  std::vector<std::size_t> compared;  // the report.cases index of each input
+  std::deque<std::vector<double>> owned;
   std::set<std::string> metrics_seen;
   pending.reserve(matches.size());
   report.cases.reserve(matches.size() * std::max<std::size_t>(1, options.metrics.size()));
@@ -430,75 +432,85 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
       }
     }
     for (const std::string& metric : metrics) {
-      Pending item;
-      item.base = pool(base_case, metric);
+      Pooled base_values = pool(base_case, metric), current_values;
       // A side that failed has no value to show ("failed", 1 count, is not a measurement).
-      if (!current_health.failure) item.current = pool(current_case, metric);
-      item.current_case = current_case;
-      item.base_case = base_case;
-      if (!item.base.first && !item.current.first && !failure) continue;
+      if (!current_health.failure) current_values = pool(current_case, metric);
+      if (!base_values.first && !current_values.first && !failure) continue;
       metrics_seen.insert(metric);
       CaseComparison cc;
       cc.bench = any.bench();
       cc.params = any.params();
       cc.metric = metric;
-      const auto& shown = item.current.first ? item.current.first : item.base.first;
+      const auto& shown = current_values.first ? current_values.first : base_values.first;
       if (shown) {
         cc.unit = shown->unit;
         cc.better = shown->better;
       }
-      cc.base_unit = item.base.first ? std::string(item.base.first->unit) : cc.unit;
+      cc.base_unit = base_values.first ? std::string(base_values.first->unit) : cc.unit;
       // Counts that are deterministic on both sides (instructions) are judged by their own
       // threshold alone (docs/statistics.md).
-      cc.deterministic = item.base.first && item.current.first && item.base.first->deterministic &&
-                         item.current.first->deterministic;
+      cc.deterministic = base_values.first && current_values.first &&
+                         base_values.first->deterministic && current_values.first->deterministic;
       cc.threshold =
           cc.deterministic
               ? options.config.deterministic_threshold_for(
                     cc.bench, 100.0 * options.deterministic_threshold) /
                     100.0
               : options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
-      cc.base_n = item.base.values.size();
-      cc.current_n = item.current.values.size();
+      cc.base_n = base_values.values.size();
+      cc.current_n = current_values.values.size();
+      if (base_values.first) cc.base_center = stats::median(base_values.values);
+      if (current_values.first) cc.current_center = stats::median(current_values.values);
+      // Pooled values are kept where the input below views them (a vector's move keeps its data).
+      if (!base_values.pooled.empty()) owned.push_back(std::move(base_values.pooled));
+      if (!current_values.pooled.empty()) owned.push_back(std::move(current_values.pooled));
+      std::optional<MetricInput> input;
       // A remark set here keeps the case out of the statistics below.
       if (failure) {
         cc.verdict = Verdict::failed;
         cc.remark = *failure;
         cc.failure_output = current_health.failure_output;
-      } else if (!item.base.first) {
+      } else if (!base_values.first) {
         cc.verdict = Verdict::new_case;
         if (base_health.failure) {
           cc.remark =
               "the base side failed (" + *base_health.failure + "): nothing to compare against";
           cc.failure_output = base_health.failure_output;
         }
-      } else if (!item.current.first) {
+      } else if (!current_values.first) {
         cc.verdict = Verdict::missing;
       } else if (const auto factor = model::unit_factor(cc.base_unit, cc.unit);
-                 !factor || item.base.first->better != item.current.first->better) {
+                 !factor || base_values.first->better != current_values.first->better) {
         // ns to ops/s, or lower-is-better to higher: another quantity, reported, not judged.
         cc.verdict = Verdict::inconclusive;
         cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
-                                cc.base_unit, to_string(item.base.first->better), cc.unit,
-                                to_string(item.current.first->better));
+                                cc.base_unit, to_string(base_values.first->better), cc.unit,
+                                to_string(current_values.first->better));
       } else {
+        // Judged by the statistics below; ns to us is the same quantity, compared in the current
+        // unit.
+        const auto in_current_unit = [&owned, factor = *factor](std::span<const double> values) {
+          if (factor == 1.0) return values;
+          std::vector<double>& converted = owned.emplace_back(values.begin(), values.end());
+          for (double& v : converted) v *= factor;
+          return std::span<const double>(converted);
+        };
+        input = MetricInput{in_current_unit(base_values.values), current_values.values, cc.better,
+                            cc.threshold, cc.deterministic};
         if (const auto by_case = options.pairs.find(key); by_case != options.pairs.end()) {
           const auto by_metric = by_case->second.find(metric);
-          if (by_metric != by_case->second.end()) item.pairs = &by_metric->second;
-        }
-        if (*factor != 1.0) {
-          // ns to us: the same quantity, compared in the current unit.
-          item.base_in_current_unit.assign(item.base.values.begin(), item.base.values.end());
-          for (double& v : item.base_in_current_unit) v *= *factor;
-          if (item.pairs != nullptr) {
-            item.base_pairs_in_current_unit = item.pairs->base;
-            for (double& v : item.base_pairs_in_current_unit) v *= *factor;
+          if (by_metric != by_case->second.end()) {
+            input->base_pairs = in_current_unit(by_metric->second.base);
+            input->current_pairs = by_metric->second.current;
           }
         }
       }
-      item.index = report.cases.size();
+      if (input) {
+        inputs.push_back(*input);
+        compared.push_back(report.cases.size());
+      }
+      pending.push_back({report.cases.size(), base_case, current_case});
       report.cases.push_back(std::move(cc));
-      pending.push_back(std::move(item));
     }
   }
   for (const std::string& metric : options.metrics) {
@@ -508,31 +520,19 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
   }
 
   // Statistics for every comparable metric in one call: one false-discovery-rate adjustment.
-  std::vector<MetricInput> inputs;
-  std::vector<std::size_t> compared;
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    const Pending& item = pending[i];
-    const CaseComparison& cc = report.cases[item.index];
-    if (!item.base.first || !item.current.first || !cc.remark.empty()) {
-      continue;
-    }
-    const std::span<const double> base_values =
-        item.base_in_current_unit.empty() ? item.base.values
-                                          : std::span<const double>(item.base_in_current_unit);
-    MetricInput input{base_values, item.current.values, cc.better, cc.threshold, cc.deterministic};
-    if (item.pairs != nullptr) {
-      input.base_pairs = item.base_pairs_in_current_unit.empty() ? item.pairs->base
-                                                                 : item.base_pairs_in_current_unit;
-      input.current_pairs = item.pairs->current;
-    }
-    inputs.push_back(input);
-    compared.push_back(i);
-  }
   const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
   std::vector<MetricInput>().swap(inputs);  // before the remarks below take their memory
+  std::deque<std::vector<double>>().swap(owned);
 
+  // Remarks many cases share (the same sample counts cannot reach significance the same way)
+  // are one string.
+  std::map<std::string, SharedText, std::less<>> remarks;
+  const auto shared = [&remarks](const std::string& text) {
+    const auto found = remarks.find(text);
+    return found != remarks.end() ? found->second : remarks.emplace(text, text).first->second;
+  };
   for (std::size_t k = 0; k < compared.size(); ++k) {
-    CaseComparison& cc = report.cases[pending[compared[k]].index];
+    CaseComparison& cc = report.cases[compared[k]];
     const MetricAssessment& a = assessed[k];
     cc.change = a.change;
     cc.ci_low = a.ci_low;
@@ -543,26 +543,26 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     cc.threshold_only = a.threshold_only;
     cc.pairs = a.pairs;
     cc.verdict = a.verdict;
+    std::string remark;
     if (a.deterministic) {
-      cc.remark = "a deterministic count: only the threshold applies";
+      remark = "a deterministic count: only the threshold applies";
     } else if (a.threshold_only) {
-      cc.remark = fmt::format(
+      remark = fmt::format(
           "too few samples for a test ({} base, {} current; {} a side needed): only the threshold "
           "applies",
           a.base_n, a.current_n, k_min_samples);
     } else if (!a.change) {
-      cc.remark = "the base centre is 0: no relative change";
+      remark = "the base centre is 0: no relative change";
     }
     if (a.verdict == Verdict::inconclusive && a.p_attainable && *a.p_attainable > *a.p_needed) {
       const std::string unreachable = unreachable_remark(a);
-      cc.remark = cc.remark.empty() ? unreachable : cc.remark + "; " + unreachable;
+      remark = remark.empty() ? unreachable : remark + "; " + unreachable;
     }
+    if (!remark.empty()) cc.remark = shared(remark);
   }
 
   for (const Pending& item : pending) {
     CaseComparison& cc = report.cases[item.index];
-    if (item.base.first) cc.base_center = stats::median(item.base.values);
-    if (item.current.first) cc.current_center = stats::median(item.current.values);
     if (cc.verdict == Verdict::regression) {
       cc.accepted =
           find_acceptance(notes, NoteKind::accept_regression, current.runs, item.current_case);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -91,6 +92,27 @@ struct SettingChange {
 };
 
 // One metric of one case. Fractions throughout (0.1 = 10%); renderers print percent.
+// A remark's text, shared between the cases told the same thing: a million cases of 5 samples
+// each cannot reach significance for the same reason, and a string a case was a tenth of the
+// comparison's memory (docs/statistics.md).
+class SharedText {
+ public:
+  SharedText() = default;
+  SharedText(std::string text)  // NOLINT(google-explicit-constructor): assigned like a string
+      : m_text(text.empty() ? nullptr : std::make_shared<const std::string>(std::move(text))) {}
+  bool empty() const { return m_text == nullptr; }
+  const std::string& str() const { return m_text ? *m_text : none(); }
+  operator const std::string&() const { return str(); }  // NOLINT(google-explicit-constructor)
+  friend bool operator==(const SharedText& a, std::string_view b) { return a.str() == b; }
+
+ private:
+  static const std::string& none() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> m_text;
+};
+
 struct CaseComparison {
   std::string bench;
   Params params;
@@ -109,8 +131,9 @@ struct CaseComparison {
   bool threshold_only = false;  // fewer than 3 samples a side, or deterministic
   bool deterministic = false;   // a count deterministic on both sides: its own threshold alone
   Verdict verdict = Verdict::inconclusive;
-  // A regression an accept-regression note covers, or a missing case a remove note covers.
-  std::optional<Acceptance> accepted;
+  // A regression an accept-regression note covers, or a missing case a remove note covers
+  // (shared, not held: a pointer costs a million cases 8 bytes each, an Acceptance 104).
+  std::shared_ptr<const Acceptance> accepted;
   bool fails_gate = false;
   // An accepted_by_change case: the verdict the base revision's gate configuration gave it, and
   // the head's settings that let it pass (the case's threshold, the gate options that differ).
@@ -118,7 +141,7 @@ struct CaseComparison {
   std::vector<SettingChange> loosened;
   // Why the statistics are limited, or why a case failed (`the current side failed: error:
   // every run failed (first: run 1 exited with status 3)`), or empty.
-  std::string remark;
+  SharedText remark;
   // When the remark says a side failed: the last lines of its first failed run's stderr
   // (model::output_tail: bounded, secrets redacted), or empty when it wrote none.
   std::string failure_output;

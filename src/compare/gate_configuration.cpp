@@ -185,7 +185,7 @@ ComparisonReport judge_by_base(ComparisonReport by_base, const ComparisonReport&
           stricter.empty() ? std::string("fails by the head's gate configuration")
                            : fmt::format("fails by the head's stricter gate configuration ({})",
                                          settings_text(stricter));
-      c.remark = c.remark.empty() ? why : c.remark + "; " + why;
+      c.remark = c.remark.empty() ? why : c.remark.str() + "; " + why;
     }
   }
   for (const CaseComparison& c : by_head.cases) {

@@ -33,7 +33,7 @@ std::string describe(const compare::CaseComparison& c) {
     text += ", base " + format_quantity(*c.base_center, c.base_unit);
   }
   if (c.current_center) text += ", current " + format_quantity(*c.current_center, c.unit);
-  if (!c.remark.empty()) text += "; " + c.remark;
+  if (!c.remark.empty()) text += "; " + c.remark.str();
   if (const std::string d = format_detectable(c); !d.empty()) text += "; " + d;
   return text;
 }

@@ -35,8 +35,8 @@ std::string format_detectable(const CaseComparison& c) {
 
 std::string comparison_remark(const CaseComparison& c) {
   const std::string d = format_detectable(c);
-  if (d.empty()) return c.remark;
-  return c.remark.empty() ? d : c.remark + "; " + d;
+  if (d.empty()) return c.remark.str();
+  return c.remark.empty() ? d : c.remark.str() + "; " + d;
 }
 
 std::string verdict_counts(const ComparisonReport& report) {
@@ -263,7 +263,7 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
   for (std::size_t r = 0; r < report.cases.size(); ++r) {
     const CaseComparison& c = report.cases[r];
     line([&](std::size_t i) { return rows.cell(r, i); },
-         colour_of(c.verdict, c.accepted.has_value()));
+         colour_of(c.verdict, c.accepted != nullptr));
   }
   bool any_remark = false;
   for (const CaseComparison& c : report.cases) {
