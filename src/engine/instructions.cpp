@@ -31,6 +31,7 @@
 
 #include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
+#include "process/process.hpp"
 #include "profile/profile.hpp"
 
 namespace benchledger::engine {
@@ -278,13 +279,8 @@ std::optional<std::string> perf_unavailable_reason() {
 }
 
 std::string find_valgrind() {
+  if (const auto found = process::find_program("valgrind")) return found->string();
   const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::filesystem::path candidate =
-        std::filesystem::path(dir.empty() ? "." : dir) / "valgrind";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
   throw Error(fmt::format(
       "--measure instructions: valgrind is not in PATH ({}), and it counts instructions where "
       "the kernel refuses hardware counters; install Debian's valgrind package (nothing was "

@@ -31,17 +31,20 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
+#include "process/spawn_core.hpp"
 
 extern char** environ;
 
 namespace {
 
-using benchledger::engine::monotonic_ns;
 using benchledger::engine::SpawnResponse;
-using benchledger::engine::SpawnSetup;
-using benchledger::engine::wait_until;
+using benchledger::process::find_in_dirs;
+using benchledger::process::monotonic_ns;
+using benchledger::process::reap_child;
+using benchledger::process::search_path;
+using benchledger::process::SpawnAttributes;
+using benchledger::process::wait_until;
 
 constexpr int k_requests = 3;
 constexpr int k_responses = 4;
@@ -122,12 +125,36 @@ void on_termination(int signal) {
   ::_exit(128 + signal);
 }
 
+// Its own process group (a timeout kills the whole group), every signal at its default and none
+// blocked, stdin /dev/null, and unless `show_output` stdout /dev/null and stderr `stderr_fd` (a
+// file that keeps a failed run's last lines), or /dev/null when that is negative.
 SpawnResponse run(char** argv, double timeout_s, bool show_output, int stderr_fd) {
   SpawnResponse response{};
-  const SpawnSetup setup(show_output, stderr_fd);
+  // argv[0] found by the library's one rule (process::find_program): a regular file this
+  // process may execute, searched in PATH when the name has no slash.
+  static char program[4096];
+  if (std::strchr(argv[0], '/') != nullptr) {
+    if (std::strlen(argv[0]) >= sizeof program) {
+      response.spawn_errno = ENAMETOOLONG;
+      return response;
+    }
+    std::strcpy(program, argv[0]);
+  } else if (!find_in_dirs(argv[0], search_path(), program, sizeof program)) {
+    response.spawn_errno = ENOENT;
+    return response;
+  }
+  SpawnAttributes setup(true, true, false);
+  if (!show_output) {
+    ::posix_spawn_file_actions_addopen(setup.actions(), STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    if (stderr_fd >= 0) {
+      ::posix_spawn_file_actions_adddup2(setup.actions(), stderr_fd, STDERR_FILENO);
+    } else {
+      ::posix_spawn_file_actions_addopen(setup.actions(), STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+  }
   pid_t pid = 0;
   const std::int64_t start = monotonic_ns();
-  const int error = ::posix_spawnp(&pid, argv[0], setup.actions(), setup.attr(), argv, environ);
+  const int error = ::posix_spawn(&pid, program, setup.actions(), setup.attr(), argv, environ);
   if (error != 0) {
     response.spawn_errno = error;
     return response;
@@ -140,11 +167,9 @@ SpawnResponse run(char** argv, double timeout_s, bool show_output, int stderr_fd
   }
   int status = 0;
   rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR) {
-      response.spawn_errno = errno;
-      return response;
-    }
+  if (const int failed = reap_child(pid, &status, &usage); failed != 0) {
+    response.spawn_errno = failed;
+    return response;
   }
   response.wall_ns = monotonic_ns() - start;
   g_running = 0;

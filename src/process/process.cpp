@@ -25,10 +25,6 @@ namespace benchledger::process {
 
 namespace {
 
-std::string errno_text(int error) {
-  return std::strerror(error);
-}
-
 // A descriptor closed on every path.
 class Fd {
  public:
@@ -87,7 +83,7 @@ constexpr const char* k_steps[] = {
 // The pipe of a captured stream: the read end here (close-on-exec), the write end for the child.
 std::pair<int, int> capture_pipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("cannot create a pipe: " + errno_text(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
   return {fds[0], fds[1]};
 }
 
@@ -128,8 +124,8 @@ Child::Child(const Spec& spec)
   if (program.find('/') == std::string::npos) {
     const auto found = find_program(program);
     if (!found) {
-      throw SpawnError("cannot start \"" + m_name + "\": " + errno_text(ENOENT) + " (not in PATH)",
-                       ENOENT);
+      throw SpawnError(
+          "cannot start \"" + m_name + "\": " + std::strerror(ENOENT) + " (not in PATH)", ENOENT);
     }
     program = found->string();
   }
@@ -147,7 +143,7 @@ Child::Child(const Spec& spec)
       case Stream::Kind::null:
         if (null_out.get() < 0) {
           null_out.reset(::open("/dev/null", O_WRONLY | O_CLOEXEC));
-          if (null_out.get() < 0) throw Error("cannot open /dev/null: " + errno_text(errno));
+          if (null_out.get() < 0) throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
         }
         return null_out.get();
       case Stream::Kind::fd:
@@ -157,7 +153,7 @@ Child::Child(const Spec& spec)
         file.reset(::open(s.path.c_str(), flags, 0644));
         if (file.get() < 0)
           throw Error("cannot open " + s.path.string() + " for \"" + m_name +
-                      "\"'s output: " + errno_text(errno));
+                      "\"'s output: " + std::strerror(errno));
         if (spec.user) std::ignore = ::fchown(file.get(), spec.user->uid, spec.user->gid);
         return file.get();
       }
@@ -189,7 +185,7 @@ Child::Child(const Spec& spec)
     if (error != 0) {
       throw SpawnError("cannot start \"" + m_name + "\"" +
                            (spec.dir ? " in " + spec.dir->string() : std::string()) + ": " +
-                           errno_text(error),
+                           std::strerror(error),
                        error);
     }
     m_pid = pid;
@@ -199,13 +195,14 @@ Child::Child(const Spec& spec)
     CPU_ZERO(&cpu_set);
     for (const int cpu : spec.cpus) CPU_SET(cpu, &cpu_set);
     int report[2];
-    if (::pipe2(report, O_CLOEXEC) != 0) throw Error("cannot create a pipe: " + errno_text(errno));
+    if (::pipe2(report, O_CLOEXEC) != 0)
+      throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
     Fd report_read(report[0]), report_write(report[1]);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
       const int error = errno;
-      throw SpawnError("cannot start \"" + m_name + "\": fork: " + errno_text(error), error);
+      throw SpawnError("cannot start \"" + m_name + "\": fork: " + std::strerror(error), error);
     }
     if (pid == 0) {
       // Only async-signal-safe calls from here to exec.
@@ -260,7 +257,7 @@ Child::Child(const Spec& spec)
       const int step = failure.step >= 0 && failure.step < 10 ? failure.step : 9;
       throw SpawnError("cannot start \"" + m_name + "\"" +
                            (spec.dir ? " in " + spec.dir->string() : std::string()) + ": " +
-                           k_steps[step] + ": " + errno_text(failure.error),
+                           k_steps[step] + ": " + std::strerror(failure.error),
                        failure.error);
     }
   }
@@ -351,7 +348,7 @@ Exit Child::reap() {
   rusage usage{};
   const int error = reap_child(m_pid, &status, &usage);
   m_pid = -1;
-  if (error != 0) throw Error("cannot wait for \"" + m_name + "\": " + errno_text(error));
+  if (error != 0) throw Error("cannot wait for \"" + m_name + "\": " + std::strerror(error));
   m_exit.wall_ns = monotonic_ns() - m_start_ns;
   m_exit.user_us =
       static_cast<std::int64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
@@ -387,11 +384,6 @@ std::string read_tail(int fd, std::size_t max_bytes) {
   if (got <= 0) return "";
   text.resize(static_cast<std::size_t>(got));
   return text;
-}
-
-std::string read_tail(const std::filesystem::path& path, std::size_t max_bytes) {
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  return read_tail(fd.get(), max_bytes);
 }
 
 }  // namespace benchledger::process

@@ -172,9 +172,8 @@ class Child {
 // Starts the child, settles and reaps it.
 Exit run(const Spec& spec);
 
-// At most the last `max_bytes` bytes of what the file holds (a log that may be large); empty
-// when it cannot be read.
-std::string read_tail(const std::filesystem::path& path, std::size_t max_bytes);
+// At most the last `max_bytes` bytes of the file open at `fd` (a child's output, which may be
+// large), read without moving its offset; empty when it cannot be read.
 std::string read_tail(int fd, std::size_t max_bytes);
 
 }  // namespace benchledger::process

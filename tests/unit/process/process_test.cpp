@@ -1,6 +1,7 @@
 // Every child benchledger starts goes through process::Child: it finds programs by one rule,
 // passes the working folder, environment and user, kills the whole group at the timeout or the
 // output cap, and never reads a failed wait as an exit.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -34,6 +36,11 @@ void write_file(const std::filesystem::path& path, const std::string& text, bool
   std::filesystem::permissions(
       path, executable ? std::filesystem::perms::owner_all
                        : std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Gone, or a zombie nobody has reaped yet: either way no longer running.
@@ -81,12 +88,22 @@ TEST_CASE("a child's output goes to a file, appended or replacing it") {
   spec.out = process::Stream::to_file(dir / "log", true);
   spec.err = process::Stream::to_file(dir / "log", true);
   CHECK(process::run(spec).ok());
-  CHECK(process::read_tail(dir / "log", 1000) == "before\nout\nerr\n");
-  CHECK(process::read_tail(dir / "log", 4) == "err\n");
+  CHECK(read_file(dir / "log") == "before\nout\nerr\n");
   spec.err = process::Stream::null();
   spec.out = process::Stream::to_file(dir / "log", false);
   CHECK(process::run(spec).ok());
-  CHECK(process::read_tail(dir / "log", 1000) == "out\n");
+  CHECK(read_file(dir / "log") == "out\n");
+}
+
+TEST_CASE("read_tail reads the end of an open file without moving its offset") {
+  const ScratchDir dir;
+  write_file(dir / "log", "first\nsecond\n", false);
+  const int fd = ::open((dir / "log").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  CHECK(process::read_tail(fd, 7) == "second\n");
+  CHECK(process::read_tail(fd, 1000) == "first\nsecond\n");
+  CHECK(::lseek(fd, 0, SEEK_CUR) == 0);
+  ::close(fd);
 }
 
 TEST_CASE("the timeout kills the child's whole process group") {
