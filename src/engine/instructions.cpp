@@ -371,18 +371,29 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
   argv.insert(argv.end(), c.argv.begin(), c.argv.end());
   CommandRunner runner;
   CountedCommand counted;
+  // As in the timed runs (run_command_case): --prepare before the run, --cleanup once after it,
+  // whatever happened, to its end even after a stop signal.
+  const auto shell_step = [&](const std::string& script) {
+    return runner.run({"/bin/sh", "-c", script}, settings.timeout, settings.show_output);
+  };
+  const auto cleanup = [&] {
+    if (!c.cleanup) return;
+    const CommandRun cleaned = shell_step(*c.cleanup);
+    if (!cleaned.ok()) counted.warnings.push_back("--cleanup " + cleaned.describe());
+  };
   if (c.prepare) {
-    const CommandRun prepared =
-        runner.run({"/bin/sh", "-c", *c.prepare}, settings.timeout, settings.show_output);
+    const CommandRun prepared = shell_step(*c.prepare);
     if (!prepared.ok()) {
       counted.failure =
           CaseFailure{"error", "--prepare " + prepared.describe(), prepared.stderr_tail};
+      cleanup();
       return counted;
     }
   }
   const auto started = std::filesystem::file_time_type::clock::now();
   const CommandRun run = runner.run(argv, settings.timeout, settings.show_output);
   remove_orphaned_valgrind_files(started);
+  cleanup();
   throw_if_stopped();  // the run was ended by the signal, its counts cut short
   if (!run.ok()) {
     counted.failure =
