@@ -105,15 +105,16 @@ void on_termination(int signal) {
     int ticks = 0;
     const auto leader_gone = [running, signal, &ticks] {
       int status = 0;
-      if (::waitpid(running, &status, WNOHANG) == running) return true;
+      // ECHILD: reaped already by run(), which the signal interrupted after its wait4.
+      const pid_t got = ::waitpid(running, &status, WNOHANG);
+      if (got == running || (got < 0 && errno != EINTR)) return true;
       if (++ticks % 20 == 0) ::kill(-running, signal);
       return false;
     };
     if (!wait_ticks(1000, leader_gone)) {
       ::kill(-running, SIGKILL);
       int status = 0;
-      while (::waitpid(running, &status, 0) < 0 && errno == EINTR) {
-      }
+      static_cast<void>(reap_child(running, &status, nullptr));  // the helper exits either way
     }
     // The rest of the group (the leader's children, reaped by init); SIGKILL after 10 s more.
     const auto group_gone = [running] { return ::kill(-running, 0) != 0; };
