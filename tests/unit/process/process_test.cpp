@@ -160,6 +160,19 @@ TEST_CASE("a child runs as the user it is given") {
   }
 }
 
+TEST_CASE("stop sends its signal, and SIGKILL to a child that ignores it past the grace") {
+  process::Spec spec;
+  spec.argv = {"sleep", "60"};
+  process::Child polite(spec);
+  const pid_t first = polite.pid();
+  polite.stop(SIGINT, std::chrono::seconds(60));
+  CHECK(process_ended(first));
+  process::Child deaf(shell("trap '' INT; echo ready; sleep 60"));
+  const pid_t second = deaf.pid();
+  deaf.stop(SIGINT, std::chrono::milliseconds(200));
+  CHECK(process_ended(second));
+}
+
 TEST_CASE("a wait that fails is an error, not an exit status") {
   process::Child child(shell("exit 0"));
   int status = 0;
