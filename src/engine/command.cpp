@@ -89,30 +89,6 @@ void high_pipe(int fds[2]) {
     throw Error(std::string("cannot start benchledger-spawn: fcntl: ") + std::strerror(errno));
 }
 
-bool write_all(int fd, const void* data, std::size_t size) {
-  const auto* at = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t size) {
-  auto* at = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // An unlinked file for the runs' stderr, in TMPDIR: on disk rather than in memory, since a run
 // may write much; -1 when none can be made (stderr then goes to /dev/null). Above fd 5, like
 // high_pipe's ends, so that the helper's dup2 onto 3, 4 and 5 never overwrites it first.
@@ -239,8 +215,8 @@ CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
   {
     // The helper, not the run: it kills the run's process group and exits (spawn_helper.cpp).
     const StopTarget stop_target(m_helper->pid(), stop_signal() != 0);
-    answered = write_all(m_requests, request.data(), request.size()) &&
-               read_all(m_responses, &response, sizeof response);
+    answered = write_exact(m_requests, request.data(), request.size()) &&
+               read_exact(m_responses, &response, sizeof response);
   }
   if (!answered) {
     stop_helper();
@@ -311,7 +287,7 @@ CapturedRun run_capturing_stdout(const std::vector<std::string>& argv) {
 
 std::string CommandCase::display_name() const {
   std::string name = bench;
-  for (const auto& [key, value] : params) name += " " + key + "=" + to_string(value);
+  for (const auto& [key, value] : params) name += " " + key + "=" + benchledger::to_string(value);
   return name;
 }
 

@@ -29,6 +29,7 @@
 
 #include "engine/clock.hpp"
 #include "engine/native.hpp"
+#include "engine/spawn_protocol.hpp"
 #include "engine/stop_signals.hpp"
 #include "model/output_tail.hpp"
 #include "process/process.hpp"
@@ -89,13 +90,7 @@ CaseMeasurement measurement_from_json(const nlohmann::json& j) {
 
 // Writes all of `line` or gives up silently: a parent that went away reads nothing anyway.
 void write_all(int fd, std::string_view line) {
-  std::size_t written = 0;
-  while (written < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    written += static_cast<std::size_t>(n);
-  }
+  std::ignore = write_exact(fd, line.data(), line.size());
 }
 
 [[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout, pid_t parent) {

@@ -38,7 +38,9 @@ extern char** environ;
 
 namespace {
 
+using benchledger::engine::read_exact;
 using benchledger::engine::SpawnResponse;
+using benchledger::engine::write_exact;
 using benchledger::process::find_in_dirs;
 using benchledger::process::monotonic_ns;
 using benchledger::process::reap_child;
@@ -51,30 +53,6 @@ constexpr int k_responses = 4;
 constexpr int k_stderr_file = 5;
 constexpr std::int32_t k_max_args = 65536;
 constexpr std::int32_t k_max_arg_bytes = 1 << 20;
-
-bool read_exact(void* buffer, std::size_t size) {
-  auto* at = static_cast<char*>(buffer);
-  while (size > 0) {
-    const ssize_t n = ::read(k_requests, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool write_exact(const void* buffer, std::size_t size) {
-  const auto* at = static_cast<const char*>(buffer);
-  while (size > 0) {
-    const ssize_t n = ::write(k_responses, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 // The run in progress, for the signal handler: a run started in its own process group does
 // not get the terminal's Ctrl-C, so the helper passes it on before it goes.
@@ -209,26 +187,28 @@ int main() {
   const int stderr_fd = ::fcntl(k_stderr_file, F_SETFD, FD_CLOEXEC) == 0 ? k_stderr_file : -1;
   while (true) {
     std::int32_t argc = 0;
-    if (!read_exact(&argc, sizeof argc)) return 0;  // the engine is done
+    if (!read_exact(k_requests, &argc, sizeof argc)) return 0;  // the engine is done
     if (argc < 1 || argc > k_max_args) return 2;
     char** argv =
         static_cast<char**>(std::calloc(static_cast<std::size_t>(argc) + 1, sizeof(char*)));
     if (argv == nullptr) return 3;
     for (std::int32_t i = 0; i < argc; ++i) {
       std::int32_t length = 0;
-      if (!read_exact(&length, sizeof length) || length < 0 || length > k_max_arg_bytes) return 2;
+      if (!read_exact(k_requests, &length, sizeof length) || length < 0 || length > k_max_arg_bytes)
+        return 2;
       argv[i] = static_cast<char*>(std::malloc(static_cast<std::size_t>(length) + 1));
       if (argv[i] == nullptr) return 3;
-      if (!read_exact(argv[i], static_cast<std::size_t>(length))) return 2;
+      if (!read_exact(k_requests, argv[i], static_cast<std::size_t>(length))) return 2;
       argv[i][length] = '\0';
     }
     double timeout_s = 0;
     std::int32_t show_output = 0;
-    if (!read_exact(&timeout_s, sizeof timeout_s) || !read_exact(&show_output, sizeof show_output))
+    if (!read_exact(k_requests, &timeout_s, sizeof timeout_s) ||
+        !read_exact(k_requests, &show_output, sizeof show_output))
       return 2;
     const SpawnResponse response = run(argv, timeout_s, show_output != 0, stderr_fd);
     for (std::int32_t i = 0; i < argc; ++i) std::free(argv[i]);
     std::free(argv);
-    if (!write_exact(&response, sizeof response)) return 0;
+    if (!write_exact(k_responses, &response, sizeof response)) return 0;
   }
 }
