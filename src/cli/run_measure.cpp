@@ -114,8 +114,10 @@ double measure_command(const Job& job, const MeasureSteps& steps, const engine::
   }
   if (steps.counter) {
     if (sink) sink(engine::CasePhase{"counting", 0, 0, 0});
-    add_counts(job.command, job.display, engine::count_command(job.command, job.command_settings),
-               std::move(timed), run, measured);
+    const engine::CountedCommand counted = engine::count_command(job.command, job.command_settings);
+    for (const std::string& w : counted.warnings)
+      run.warnings.push_back("command " + job.display + " (counting instructions): " + w);
+    add_counts(job.command, job.display, counted, std::move(timed), run, measured);
   } else {
     measured.results.push_back(std::move(*timed));
   }

@@ -1,5 +1,6 @@
 // Command mode: posix_spawn (vfork-fast, no shell) from the benchledger-spawn helper, wait4
-// for each run's own rusage, pidfd for the timeout.
+// for each run's own rusage, pidfd for the timeout; without the helper, process::Child does the
+// same from here.
 //
 // posix_spawn rather than fork: glibc spawns with CLONE_VM | CLONE_VFORK, so no page table
 // is copied and the spawn costs tens of microseconds instead of the 0.3–1.5 ms a fork of
@@ -10,13 +11,7 @@
 #include "engine/command.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,32 +29,20 @@
 
 #include "engine/clock.hpp"
 #include "engine/scratch_dir.hpp"
-#include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
 #include "engine/stop_signals.hpp"
 #include "model/output_tail.hpp"
 #include "model/redact.hpp"
-
-extern char** environ;
+#include "process/process.hpp"
 
 namespace benchledger::engine {
 
 namespace {
 
-double timeval_ms(const timeval& tv) {
-  return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3;
-}
-
 std::string join(const std::vector<std::string>& parts) {
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : " ") + part;
   return text;
-}
-
-std::string signal_name(int signal) {
-  const char* abbreviation = ::sigabbrev_np(signal);
-  return abbreviation != nullptr ? fmt::format("{} (SIG{})", signal, abbreviation)
-                                 : std::to_string(signal);
 }
 
 }  // namespace
@@ -72,7 +55,7 @@ std::string CommandRun::failure_kind() const {
 
 std::string CommandRun::describe() const {
   if (timed_out) return "timed out and was killed";
-  if (signal) return "killed by signal " + signal_name(*signal);
+  if (signal) return "killed by signal " + process::signal_name(*signal);
   if (exit_code) return fmt::format("exited with status {}", *exit_code);
   return "ended in an unknown way";
 }
@@ -84,13 +67,13 @@ namespace {
 std::string helper_path() {
   if (const char* path = std::getenv("BENCHLEDGER_SPAWN_HELPER");
       path != nullptr && *path != '\0') {
-    return ::access(path, X_OK) == 0 ? path : "";
+    return process::find_program(path) ? path : "";
   }
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) return "";
   const auto candidate = self.parent_path() / "benchledger-spawn";
-  return ::access(candidate.c_str(), X_OK) == 0 ? candidate.string() : "";
+  return process::find_program(candidate.string()) ? candidate.string() : "";
 }
 
 // A pipe whose ends are above fd 4 (so that dup2 onto 3 and 4 never meets itself), close-on-exec.
@@ -104,30 +87,6 @@ void high_pipe(int fds[2]) {
   }
   if (fds[0] < 0 || fds[1] < 0)
     throw Error(std::string("cannot start benchledger-spawn: fcntl: ") + std::strerror(errno));
-}
-
-bool write_all(int fd, const void* data, std::size_t size) {
-  const auto* at = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t size) {
-  auto* at = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 // An unlinked file for the runs' stderr, in TMPDIR: on disk rather than in memory, since a run
@@ -148,18 +107,24 @@ int stderr_file() {
   return high;
 }
 
-// The last lines of what the last run wrote to `fd`.
+// The last lines of what the last run wrote to `fd`: twice what output_tail keeps, so that it
+// can start at a line.
 std::string read_stderr_tail(int fd) {
-  struct stat info {};
-  if (fd < 0 || ::fstat(fd, &info) != 0 || info.st_size <= 0) return "";
-  // Twice what output_tail keeps, so that it can start at a line.
-  const auto size = static_cast<std::size_t>(info.st_size);
-  const std::size_t wanted = std::min(size, 2 * model::k_tail_bytes);
-  std::string text(wanted, '\0');
-  const ssize_t got = ::pread(fd, text.data(), wanted, static_cast<off_t>(size - wanted));
-  if (got <= 0) return "";
-  text.resize(static_cast<std::size_t>(got));
-  return model::output_tail(text);
+  return model::output_tail(process::read_tail(fd, 2 * model::k_tail_bytes));
+}
+
+// "cannot run", the command mode's words for a command that cannot be started.
+Error cannot_run(const std::string& program, int error) {
+  return Error(fmt::format("cannot run \"{}\": {}", program, std::strerror(error)));
+}
+
+// Runs `spec` from here, a stop signal passed on to it; cannot_run when it cannot start.
+process::Exit run_or_say_why(const process::Spec& spec) {
+  try {
+    return run_passing_stops(spec);
+  } catch (const process::SpawnError& e) {
+    throw cannot_run(spec.argv.front(), e.error());
+  }
 }
 
 }  // namespace
@@ -171,23 +136,28 @@ CommandRunner::CommandRunner() {
   int requests[2], responses[2];
   high_pipe(requests);
   high_pipe(responses);
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_adddup2(&actions, requests[0], 3);
-  ::posix_spawn_file_actions_adddup2(&actions, responses[1], 4);
-  if (m_stderr_file >= 0) ::posix_spawn_file_actions_adddup2(&actions, m_stderr_file, 5);
-  char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
-  pid_t pid = 0;
-  const int error = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
-  ::posix_spawn_file_actions_destroy(&actions);
+  // In this process's group, its signals as they are here: it installs its own handlers, and
+  // passes a stop signal on to the run it started (spawn_helper.cpp).
+  process::Spec spec;
+  spec.argv = {path};
+  spec.own_group = false;
+  spec.default_signals = false;
+  spec.inherit_stdin = true;
+  spec.out = spec.err = process::Stream::inherit();
+  spec.extra_fds = {{requests[0], 3}, {responses[1], 4}};
+  if (m_stderr_file >= 0) spec.extra_fds.emplace_back(m_stderr_file, 5);
+  try {
+    m_helper.emplace(spec);
+  } catch (const Error&) {
+    // Runs start from here instead; own_max_rss() tells.
+  }
   ::close(requests[0]);
   ::close(responses[1]);
-  if (error != 0) {
+  if (!m_helper) {
     ::close(requests[1]);
     ::close(responses[0]);
-    return;  // runs start from here instead; own_max_rss() tells
+    return;
   }
-  m_helper_pid = pid;
   m_requests = requests[1];
   m_responses = responses[0];
 }
@@ -198,13 +168,15 @@ CommandRunner::~CommandRunner() {
 }
 
 void CommandRunner::stop_helper() noexcept {
-  if (m_helper_pid <= 0) return;
+  if (!m_helper) return;
   ::close(m_requests);  // end of file: the helper exits
   ::close(m_responses);
-  int status = 0;
-  while (::waitpid(m_helper_pid, &status, 0) < 0 && errno == EINTR) {
+  try {
+    std::ignore = m_helper->reap();
+  } catch (const Error&) {
+    // Not there to wait for: nothing is left to stop.
   }
-  m_helper_pid = -1;
+  m_helper.reset();
 }
 
 CommandRun CommandRunner::run(const std::vector<std::string>& argv, std::optional<double> timeout_s,
@@ -222,7 +194,7 @@ CommandRun CommandRunner::run(const std::vector<std::string>& argv, std::optiona
 
 CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
                                 std::optional<double> timeout_s, bool show_output) {
-  if (m_helper_pid <= 0) return run_here(argv, timeout_s, show_output);
+  if (!m_helper) return run_here(argv, timeout_s, show_output);
   std::string request;
   const auto put = [&request](const void* data, std::size_t size) {
     request.append(static_cast<const char*>(data), size);
@@ -242,9 +214,9 @@ CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
   bool answered = false;
   {
     // The helper, not the run: it kills the run's process group and exits (spawn_helper.cpp).
-    const StopTarget stop_target(m_helper_pid, stop_signal() != 0);
-    answered = write_all(m_requests, request.data(), request.size()) &&
-               read_all(m_responses, &response, sizeof response);
+    const StopTarget stop_target(m_helper->pid(), stop_signal() != 0);
+    answered = write_exact(m_requests, request.data(), request.size()) &&
+               read_exact(m_responses, &response, sizeof response);
   }
   if (!answered) {
     stop_helper();
@@ -256,9 +228,7 @@ CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
     }
     throw Error("benchledger-spawn stopped answering while running \"" + argv[0] + "\"");
   }
-  if (response.spawn_errno != 0) {
-    throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(response.spawn_errno)));
-  }
+  if (response.spawn_errno != 0) throw cannot_run(argv[0], response.spawn_errno);
   CommandRun run;
   run.wall_ms = static_cast<double>(response.wall_ns) / 1e6;
   run.user_ms = static_cast<double>(response.user_us) / 1e3;
@@ -278,91 +248,46 @@ CommandRun run_command_once(const std::vector<std::string>& argv, std::optional<
 
 CommandRun CommandRunner::run_here(const std::vector<std::string>& argv,
                                    std::optional<double> timeout_s, bool show_output) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  const SpawnSetup setup(show_output, m_stderr_file);
-
+  process::Spec spec;
+  spec.argv = argv;
+  spec.timeout_s = timeout_s;
+  if (show_output) {
+    spec.out = spec.err = process::Stream::inherit();
+  } else if (m_stderr_file >= 0) {
+    spec.err = process::Stream::to_fd(m_stderr_file);
+  }
+  process::Exit exit = run_or_say_why(spec);
   CommandRun run;
-  pid_t pid = 0;
-  const bool stopped_before = stop_signal() != 0;
-  const std::int64_t start = now_ns();
-  const int error =
-      ::posix_spawnp(&pid, args[0], setup.actions(), setup.attr(), args.data(), environ);
-  if (error != 0) throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
-  {
-    const StopTarget stop_target(-pid, stopped_before);
-    if (timeout_s &&
-        !wait_until(pid, monotonic_ns() + static_cast<std::int64_t>(*timeout_s * 1e9))) {
-      run.timed_out = true;
-      std::ignore = ::kill(-pid, SIGKILL);
-      std::ignore = ::kill(pid, SIGKILL);
-    }
-    // Without a timeout, the run is waited for below: a stop signal is passed on meanwhile.
-    if (!timeout_s) std::ignore = wait_until(pid, std::numeric_limits<std::int64_t>::max());
-  }
-  int status = 0;
-  rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR)
-      throw Error(fmt::format("waiting for \"{}\": {}", argv[0], std::strerror(errno)));
-  }
-  const std::int64_t end = now_ns();
-  run.wall_ms = static_cast<double>(end - start) / 1e6;
-  run.user_ms = timeval_ms(usage.ru_utime);
-  run.sys_ms = timeval_ms(usage.ru_stime);
-  run.max_rss_bytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  run.wall_ms = static_cast<double>(exit.wall_ns) / 1e6;
+  run.user_ms = static_cast<double>(exit.user_us) / 1e3;
+  run.sys_ms = static_cast<double>(exit.sys_us) / 1e3;
+  run.max_rss_bytes = exit.max_rss_kib * 1024;
+  run.timed_out = exit.timed_out;
+  run.exit_code = exit.exit_code;
+  run.signal = exit.signal;
   return run;
 }
 
 CapturedRun run_capturing_stdout(const std::vector<std::string>& argv) {
   if (argv.empty()) throw Error("no command given");
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw Error(fmt::format("cannot run \"{}\": pipe: {}", argv[0], std::strerror(errno)));
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  pid_t pid = 0;
-  const bool stopped_before = stop_signal() != 0;
-  const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  ::posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  if (error != 0) {
-    ::close(fds[0]);
-    throw Error(fmt::format("cannot run \"{}\": {}", argv[0], std::strerror(error)));
-  }
+  // In this process's group, with its signals as they are here: a stop signal goes to it alone.
+  process::Spec spec;
+  spec.argv = argv;
+  spec.own_group = false;
+  spec.default_signals = false;
+  spec.out = process::Stream::capture();
+  spec.err = process::Stream::inherit();
+  process::Exit exit = run_or_say_why(spec);
   CapturedRun run;
-  {
-    // The program is in this process's group: a stop signal goes to it alone.
-    const StopTarget stop_target(pid, stopped_before);
-    char chunk[65536];
-    while (true) {
-      const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      run.output.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  run.exit_code = exit.exit_code;
+  run.signal = exit.signal;
+  run.output = std::move(exit.out);
   return run;
 }
 
 std::string CommandCase::display_name() const {
   std::string name = bench;
-  for (const auto& [key, value] : params) name += " " + key + "=" + to_string(value);
+  for (const auto& [key, value] : params) name += " " + key + "=" + benchledger::to_string(value);
   return name;
 }
 

@@ -10,6 +10,7 @@
 #include <benchledger/record.hpp>
 
 #include "engine/native.hpp"
+#include "process/process.hpp"
 
 namespace benchledger::engine {
 
@@ -53,7 +54,7 @@ class CommandRunner {
                  bool show_output);
   // False when runs start from this process (no helper): their max RSS is then floored at
   // this process's peak resident set.
-  bool own_max_rss() const { return m_helper_pid > 0; }
+  bool own_max_rss() const { return m_helper.has_value(); }
 
  private:
   CommandRun spawn(const std::vector<std::string>& argv, std::optional<double> timeout_s,
@@ -63,7 +64,7 @@ class CommandRunner {
   void stop_helper() noexcept;
 
   int m_stderr_file = -1;  // the runs' stderr, read after a failed one
-  int m_helper_pid = -1;
+  std::optional<process::Child> m_helper;
   int m_requests = -1;   // write end, the helper's fd 3
   int m_responses = -1;  // read end, the helper's fd 4
 };

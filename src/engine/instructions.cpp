@@ -31,6 +31,7 @@
 
 #include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
+#include "process/process.hpp"
 #include "profile/profile.hpp"
 
 namespace benchledger::engine {
@@ -278,13 +279,8 @@ std::optional<std::string> perf_unavailable_reason() {
 }
 
 std::string find_valgrind() {
+  if (const auto found = process::find_program("valgrind")) return found->string();
   const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::filesystem::path candidate =
-        std::filesystem::path(dir.empty() ? "." : dir) / "valgrind";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
   throw Error(fmt::format(
       "--measure instructions: valgrind is not in PATH ({}), and it counts instructions where "
       "the kernel refuses hardware counters; install Debian's valgrind package (nothing was "
@@ -375,18 +371,29 @@ CountedCommand count_command(const CommandCase& c, const CommandSettings& settin
   argv.insert(argv.end(), c.argv.begin(), c.argv.end());
   CommandRunner runner;
   CountedCommand counted;
+  // As in the timed runs (run_command_case): --prepare before the run, --cleanup once after it,
+  // whatever happened, to its end even after a stop signal.
+  const auto shell_step = [&](const std::string& script) {
+    return runner.run({"/bin/sh", "-c", script}, settings.timeout, settings.show_output);
+  };
+  const auto cleanup = [&] {
+    if (!c.cleanup) return;
+    const CommandRun cleaned = shell_step(*c.cleanup);
+    if (!cleaned.ok()) counted.warnings.push_back("--cleanup " + cleaned.describe());
+  };
   if (c.prepare) {
-    const CommandRun prepared =
-        runner.run({"/bin/sh", "-c", *c.prepare}, settings.timeout, settings.show_output);
+    const CommandRun prepared = shell_step(*c.prepare);
     if (!prepared.ok()) {
       counted.failure =
           CaseFailure{"error", "--prepare " + prepared.describe(), prepared.stderr_tail};
+      cleanup();
       return counted;
     }
   }
   const auto started = std::filesystem::file_time_type::clock::now();
   const CommandRun run = runner.run(argv, settings.timeout, settings.show_output);
   remove_orphaned_valgrind_files(started);
+  cleanup();
   throw_if_stopped();  // the run was ended by the signal, its counts cut short
   if (!run.ok()) {
     counted.failure =

@@ -77,10 +77,13 @@ struct InstructionCounts {
 };
 
 // Runs the command once under callgrind (following its child processes, whose counts are
-// added) and reads the totals. A run that fails gives the failure instead.
+// added) and reads the totals, with the case's --prepare before it and --cleanup once after it
+// (as run_command_case does). A run or a --prepare that fails gives the failure instead; a
+// --cleanup that fails, a warning.
 struct CountedCommand {
   std::optional<InstructionCounts> counts;
   std::optional<CaseFailure> failure;
+  std::vector<std::string> warnings;  // a --cleanup that failed
 };
 CountedCommand count_command(const CommandCase& c, const CommandSettings& settings);
 

@@ -1,4 +1,5 @@
-// Each native case in a forked child: a crash, an abort or a hang ends only that case.
+// Each native case in a forked child: a crash, an abort or a hang ends only that case. A fork,
+// not process::Child: the child runs this process's code (the case) and execs nothing.
 //
 // The child measures and writes newline-ended messages on a pipe: `P {phase}` as it goes,
 // then `R {measurement}` or `E {"message": …}`. The parent reads them until end of file or
@@ -28,8 +29,11 @@
 
 #include "engine/clock.hpp"
 #include "engine/native.hpp"
+#include "engine/spawn_protocol.hpp"
 #include "engine/stop_signals.hpp"
 #include "model/output_tail.hpp"
+#include "process/process.hpp"
+#include "process/spawn_core.hpp"
 
 namespace benchledger::engine {
 
@@ -86,19 +90,7 @@ CaseMeasurement measurement_from_json(const nlohmann::json& j) {
 
 // Writes all of `line` or gives up silently: a parent that went away reads nothing anyway.
 void write_all(int fd, std::string_view line) {
-  std::size_t written = 0;
-  while (written < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    written += static_cast<std::size_t>(n);
-  }
-}
-
-std::string signal_name(int signal) {
-  const char* abbreviation = ::sigabbrev_np(signal);
-  return abbreviation != nullptr ? fmt::format("{} (SIG{})", signal, abbreviation)
-                                 : std::to_string(signal);
+  std::ignore = write_exact(fd, line.data(), line.size());
 }
 
 [[noreturn]] void child_main(const NativeCase& c, int fd, bool redirect_stdout, pid_t parent) {
@@ -237,8 +229,9 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   ::close(fds[0]);
   stop_target.reset();  // before the group can go with its leader
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  // The one wait (process/spawn_core.hpp): a failed wait leaves the case's end unknown, never a
+  // made-up exit 0.
+  const int wait_error = process::reap_child(pid, &status, nullptr);
   // What the case wrote last, up to its end: a process it left running that still holds the
   // pipe must not keep the run waiting, so only what is there already.
   if (polled[1].fd >= 0 && ::fcntl(errs[0], F_SETFL, O_NONBLOCK) == 0) {
@@ -250,13 +243,17 @@ CaseOutcome run_case_isolated(const NativeCase& c, const PhaseSink& sink, bool r
   CaseOutcome outcome;
   outcome.seconds = static_cast<double>(now_ns() - start) / 1e9;
   const std::string output = model::output_tail(stderr_end);
-  if (timed_out) {
+  if (wait_error != 0) {
+    outcome.failure = CaseFailure{
+        "error", fmt::format("cannot wait for the case's process: {}", std::strerror(wait_error)),
+        output};
+  } else if (timed_out) {
     outcome.failure = CaseFailure{
         "timeout", fmt::format("still running after its time limit of {} s; killed", c.timeout),
         output};
   } else if (WIFSIGNALED(status)) {
-    outcome.failure =
-        CaseFailure{"crashed", "killed by signal " + signal_name(WTERMSIG(status)), output};
+    outcome.failure = CaseFailure{
+        "crashed", "killed by signal " + process::signal_name(WTERMSIG(status)), output};
   } else if (reported_error) {
     outcome.failure = CaseFailure{"error", *reported_error, output};
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {

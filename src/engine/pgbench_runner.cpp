@@ -1,10 +1,6 @@
 #include "engine/pgbench_runner.hpp"
 
-#include <fcntl.h>
 #include <libpq-fe.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,69 +15,31 @@
 #include <benchledger/error.hpp>
 
 #include "engine/scratch_dir.hpp"
-#include "engine/spawn_child.hpp"
 #include "engine/stop_signals.hpp"
 #include "engine/throwaway_postgres.hpp"
+#include "model/output_tail.hpp"
 #include "model/redact.hpp"
+#include "process/process.hpp"
 
 namespace benchledger::engine {
 
 namespace {
 
-// How a pgbench run ended: its exit status (-1 when a signal ended it), or killed past its time.
-struct Ended {
-  int status = -1;
-  bool timed_out = false;
-};
-
 // Runs argv in a process group of its own with stdout and stderr into `out_path` and
 // `err_path`, with `env` added to this process's environment. Past `timeout_s` the whole group
 // is killed; a stop signal is passed on to it (engine/stop_signals.hpp) and throws Stopped once
 // it has ended.
-Ended run_into(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
-               const std::filesystem::path& err_path, double timeout_s,
-               const std::vector<std::string>& env = {}) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const std::string& entry : env) envp.push_back(const_cast<char*>(entry.c_str()));
-  for (char** entry = environ; *entry != nullptr; ++entry) envp.push_back(*entry);
-  envp.push_back(nullptr);
-  const bool stopped_before = stop_signal() != 0;
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    throw Error("cannot start " + argv.front() + ": " +
-                std::error_code(errno, std::generic_category()).message());
-  }
-  if (pid == 0) {
-    // A group of its own: a timeout or a stop signal reaches pgbench's threads and nothing else.
-    ::setpgid(0, 0);
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || out < 0 || err < 0) ::_exit(126);
-    ::dup2(in, STDIN_FILENO);
-    ::dup2(out, STDOUT_FILENO);
-    ::dup2(err, STDERR_FILENO);
-    ::execve(args[0], args.data(), envp.data());
-    ::_exit(127);
-  }
-  std::ignore = ::setpgid(pid, pid);  // also done by the child; whichever runs first wins
-  Ended ended;
-  {
-    const StopTarget stop_target(-pid, stopped_before);
-    if (!wait_until(pid, monotonic_ns() + static_cast<std::int64_t>(timeout_s * 1e9))) {
-      ended.timed_out = true;
-      std::ignore = ::kill(-pid, SIGKILL);
-      std::ignore = ::kill(pid, SIGKILL);
-    }
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+process::Exit run_into(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
+                       const std::filesystem::path& err_path, double timeout_s,
+                       const std::vector<std::string>& env = {}) {
+  process::Spec spec;
+  spec.argv = argv;
+  spec.env = env;
+  spec.timeout_s = timeout_s;
+  spec.out = process::Stream::to_file(out_path, false);
+  spec.err = process::Stream::to_file(err_path, false);
+  process::Exit ended = run_passing_stops(spec);
   throw_if_stopped();  // pgbench ended by the signal: not a failure of pgbench's
-  if (WIFEXITED(status)) ended.status = WEXITSTATUS(status);
   return ended;
 }
 
@@ -127,33 +85,19 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-// pgbench's last lines, for an error message, with any password of the DSN hidden.
-std::string last_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  const std::size_t first = lines.size() > 3 ? lines.size() - 3 : 0;
-  std::string out;
-  for (std::size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
-  return model::redact_secrets(out.empty() ? "no output" : out);
+// pgbench's last lines, for an error message (credentials hidden: model/output_tail.hpp).
+std::string last_lines(const std::filesystem::path& path) {
+  const std::string tail = model::file_tail(path, 3, " | ");
+  return tail.empty() ? "no output" : tail;
 }
 
 }  // namespace
 
 std::filesystem::path pgbench_program() {
-  if (const auto bin = postgres_server_binaries();
-      bin && ::access((*bin / "pgbench").c_str(), X_OK) == 0) {
-    return *bin / "pgbench";
+  if (const auto bin = postgres_server_binaries()) {
+    if (auto found = process::find_program("pgbench", {*bin})) return *found;
   }
-  if (const char* path = std::getenv("PATH"); path != nullptr) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      const std::filesystem::path candidate = std::filesystem::path(dir) / "pgbench";
-      if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-  }
+  if (auto found = process::find_program("pgbench")) return *found;
   throw Error(
       "--pgbench: no pgbench found: install it (Debian: apt-get install postgresql-contrib "
       "or postgresql)");
@@ -194,17 +138,17 @@ std::vector<std::string> split_pgbench_args(const std::string& text) {
 void initialise_pgbench(const std::string& dsn, std::int64_t scale, double timeout_s) {
   const ScratchDir dir("benchledger-pgbench", "pgbench's output");
   const PgbenchServer server = pgbench_server(dsn);
-  const Ended ended = run_into(
+  const process::Exit ended = run_into(
       {pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), server.conninfo},
       dir.path() / "out", dir.path() / "err", timeout_s, server.env);
   if (ended.timed_out) {
     throw Error(
         fmt::format("pgbench -i -s {} did not finish within {} s (--timeout) and was killed: {}",
-                    scale, timeout_s, last_lines(read_text(dir.path() / "err"))));
+                    scale, timeout_s, last_lines(dir.path() / "err")));
   }
-  if (ended.status != 0) {
-    throw Error(fmt::format("pgbench -i -s {} failed (exit status {}): {}", scale, ended.status,
-                            last_lines(read_text(dir.path() / "err"))));
+  if (ended.exit_code != 0) {
+    throw Error(fmt::format("pgbench -i -s {} failed (exit status {}): {}", scale,
+                            ended.exit_code.value_or(-1), last_lines(dir.path() / "err")));
   }
 }
 
@@ -221,7 +165,7 @@ PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int
   const PgbenchServer server = pgbench_server(dsn);
   argv.insert(argv.end(),
               {"-l", "--log-prefix", (dir.path() / "pgbench_log").string(), server.conninfo});
-  const Ended ended =
+  const process::Exit ended =
       run_into(argv, dir.path() / "stdout", dir.path() / "stderr", timeout_s, server.env);
   PgbenchOutput out;
   if (ended.timed_out) {
@@ -232,9 +176,9 @@ PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int
     return out;
   }
   out.output = read_text(dir.path() / "stdout") + read_text(dir.path() / "stderr");
-  if (ended.status != 0) {
+  if (ended.exit_code != 0) {
     throw Error(fmt::format("pgbench -c {} -j {} failed (exit status {}): {}", clients, jobs,
-                            ended.status, last_lines(read_text(dir.path() / "stderr"))));
+                            ended.exit_code.value_or(-1), last_lines(dir.path() / "stderr")));
   }
   std::vector<std::filesystem::path> logs;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {

@@ -31,47 +31,28 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "engine/spawn_child.hpp"
 #include "engine/spawn_protocol.hpp"
+#include "process/spawn_core.hpp"
 
 extern char** environ;
 
 namespace {
 
-using benchledger::engine::monotonic_ns;
+using benchledger::engine::read_exact;
 using benchledger::engine::SpawnResponse;
-using benchledger::engine::SpawnSetup;
-using benchledger::engine::wait_until;
+using benchledger::engine::write_exact;
+using benchledger::process::find_in_dirs;
+using benchledger::process::monotonic_ns;
+using benchledger::process::reap_child;
+using benchledger::process::search_path;
+using benchledger::process::SpawnAttributes;
+using benchledger::process::wait_until;
 
 constexpr int k_requests = 3;
 constexpr int k_responses = 4;
 constexpr int k_stderr_file = 5;
 constexpr std::int32_t k_max_args = 65536;
 constexpr std::int32_t k_max_arg_bytes = 1 << 20;
-
-bool read_exact(void* buffer, std::size_t size) {
-  auto* at = static_cast<char*>(buffer);
-  while (size > 0) {
-    const ssize_t n = ::read(k_requests, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool write_exact(const void* buffer, std::size_t size) {
-  const auto* at = static_cast<const char*>(buffer);
-  while (size > 0) {
-    const ssize_t n = ::write(k_responses, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 // The run in progress, for the signal handler: a run started in its own process group does
 // not get the terminal's Ctrl-C, so the helper passes it on before it goes.
@@ -102,15 +83,16 @@ void on_termination(int signal) {
     int ticks = 0;
     const auto leader_gone = [running, signal, &ticks] {
       int status = 0;
-      if (::waitpid(running, &status, WNOHANG) == running) return true;
+      // ECHILD: reaped already by run(), which the signal interrupted after its wait4.
+      const pid_t got = ::waitpid(running, &status, WNOHANG);
+      if (got == running || (got < 0 && errno != EINTR)) return true;
       if (++ticks % 20 == 0) ::kill(-running, signal);
       return false;
     };
     if (!wait_ticks(1000, leader_gone)) {
       ::kill(-running, SIGKILL);
       int status = 0;
-      while (::waitpid(running, &status, 0) < 0 && errno == EINTR) {
-      }
+      static_cast<void>(reap_child(running, &status, nullptr));  // the helper exits either way
     }
     // The rest of the group (the leader's children, reaped by init); SIGKILL after 10 s more.
     const auto group_gone = [running] { return ::kill(-running, 0) != 0; };
@@ -122,12 +104,36 @@ void on_termination(int signal) {
   ::_exit(128 + signal);
 }
 
+// Its own process group (a timeout kills the whole group), every signal at its default and none
+// blocked, stdin /dev/null, and unless `show_output` stdout /dev/null and stderr `stderr_fd` (a
+// file that keeps a failed run's last lines), or /dev/null when that is negative.
 SpawnResponse run(char** argv, double timeout_s, bool show_output, int stderr_fd) {
   SpawnResponse response{};
-  const SpawnSetup setup(show_output, stderr_fd);
+  // argv[0] found by the library's one rule (process::find_program): a regular file this
+  // process may execute, searched in PATH when the name has no slash.
+  static char program[4096];
+  if (std::strchr(argv[0], '/') != nullptr) {
+    if (std::strlen(argv[0]) >= sizeof program) {
+      response.spawn_errno = ENAMETOOLONG;
+      return response;
+    }
+    std::strcpy(program, argv[0]);
+  } else if (!find_in_dirs(argv[0], search_path(), program, sizeof program)) {
+    response.spawn_errno = ENOENT;
+    return response;
+  }
+  SpawnAttributes setup(true, true, false);
+  if (!show_output) {
+    ::posix_spawn_file_actions_addopen(setup.actions(), STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    if (stderr_fd >= 0) {
+      ::posix_spawn_file_actions_adddup2(setup.actions(), stderr_fd, STDERR_FILENO);
+    } else {
+      ::posix_spawn_file_actions_addopen(setup.actions(), STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+  }
   pid_t pid = 0;
   const std::int64_t start = monotonic_ns();
-  const int error = ::posix_spawnp(&pid, argv[0], setup.actions(), setup.attr(), argv, environ);
+  const int error = ::posix_spawn(&pid, program, setup.actions(), setup.attr(), argv, environ);
   if (error != 0) {
     response.spawn_errno = error;
     return response;
@@ -140,11 +146,9 @@ SpawnResponse run(char** argv, double timeout_s, bool show_output, int stderr_fd
   }
   int status = 0;
   rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR) {
-      response.spawn_errno = errno;
-      return response;
-    }
+  if (const int failed = reap_child(pid, &status, &usage); failed != 0) {
+    response.spawn_errno = failed;
+    return response;
   }
   response.wall_ns = monotonic_ns() - start;
   g_running = 0;
@@ -183,26 +187,28 @@ int main() {
   const int stderr_fd = ::fcntl(k_stderr_file, F_SETFD, FD_CLOEXEC) == 0 ? k_stderr_file : -1;
   while (true) {
     std::int32_t argc = 0;
-    if (!read_exact(&argc, sizeof argc)) return 0;  // the engine is done
+    if (!read_exact(k_requests, &argc, sizeof argc)) return 0;  // the engine is done
     if (argc < 1 || argc > k_max_args) return 2;
     char** argv =
         static_cast<char**>(std::calloc(static_cast<std::size_t>(argc) + 1, sizeof(char*)));
     if (argv == nullptr) return 3;
     for (std::int32_t i = 0; i < argc; ++i) {
       std::int32_t length = 0;
-      if (!read_exact(&length, sizeof length) || length < 0 || length > k_max_arg_bytes) return 2;
+      if (!read_exact(k_requests, &length, sizeof length) || length < 0 || length > k_max_arg_bytes)
+        return 2;
       argv[i] = static_cast<char*>(std::malloc(static_cast<std::size_t>(length) + 1));
       if (argv[i] == nullptr) return 3;
-      if (!read_exact(argv[i], static_cast<std::size_t>(length))) return 2;
+      if (!read_exact(k_requests, argv[i], static_cast<std::size_t>(length))) return 2;
       argv[i][length] = '\0';
     }
     double timeout_s = 0;
     std::int32_t show_output = 0;
-    if (!read_exact(&timeout_s, sizeof timeout_s) || !read_exact(&show_output, sizeof show_output))
+    if (!read_exact(k_requests, &timeout_s, sizeof timeout_s) ||
+        !read_exact(k_requests, &show_output, sizeof show_output))
       return 2;
     const SpawnResponse response = run(argv, timeout_s, show_output != 0, stderr_fd);
     for (std::int32_t i = 0; i < argc; ++i) std::free(argv[i]);
     std::free(argv);
-    if (!write_exact(&response, sizeof response)) return 0;
+    if (!write_exact(k_responses, &response, sizeof response)) return 0;
   }
 }

@@ -99,6 +99,23 @@ StopTarget::~StopTarget() {
   g_stop_targets[0] = 0;
 }
 
+process::Exit run_passing_stops(const process::Spec& spec, bool beside_another) {
+  const bool stopped_before = stop_signal() != 0;
+  process::Child child(spec);
+  const pid_t target = child.signal_target();
+  if (!beside_another) {
+    const StopTarget stop_target(target, stopped_before);
+    child.settle();
+  } else {
+    add_stop_target(target);
+    // A signal that came after the child started, before it had a target to be passed to.
+    if (!stopped_before && g_stop_signal != 0) std::ignore = ::kill(target, g_stop_signal);
+    child.settle();  // throws nothing but bad_alloc, which ends the process anyway
+    remove_stop_target(target);
+  }
+  return child.reap();
+}
+
 Stopped::Stopped(int signal)
     : Error(fmt::format("stopped by signal {} (SIG{})", signal, ::sigabbrev_np(signal))),
       m_signal(signal) {}

@@ -9,6 +9,8 @@
 
 #include <benchledger/error.hpp>
 
+#include "process/process.hpp"
+
 namespace benchledger::engine {
 
 // While a StopSignals lives, SIGINT, SIGTERM and SIGHUP do not end the process at once: the
@@ -50,6 +52,13 @@ class StopTarget {
   StopTarget(const StopTarget&) = delete;
   StopTarget& operator=(const StopTarget&) = delete;
 };
+
+// Runs `spec` to its end (process::Child: started, settled, reaped) with the child as the stop
+// target while it runs (its group, when it has one of its own): a stop signal that arrives
+// meanwhile is passed on to it; one that came before the call is not, so that a step of the
+// clean-up runs to its end. `beside_another`: the child runs beside another one (a gate's duet),
+// its target added (add_stop_target) rather than set. Throws what process::Child throws.
+process::Exit run_passing_stops(const process::Spec& spec, bool beside_another = false);
 
 // In a child forked under StopSignals that does not exec (an isolated native case): puts back
 // the handlers StopSignals replaced, so that a stop signal passed on to the child ends it as it

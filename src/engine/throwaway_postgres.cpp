@@ -1,14 +1,10 @@
 #include "engine/throwaway_postgres.hpp"
 
-#include <fcntl.h>
-#include <grp.h>
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +23,7 @@
 
 #include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
+#include "model/output_tail.hpp"
 
 namespace benchledger::engine {
 
@@ -39,8 +36,7 @@ constexpr const char* k_install_hint =
     "--pg DSN or BENCHLEDGER_PG";
 
 bool has_server(const std::filesystem::path& dir) {
-  return ::access((dir / "initdb").c_str(), X_OK) == 0 &&
-         ::access((dir / "postgres").c_str(), X_OK) == 0;
+  return process::find_program("initdb", {dir}) && process::find_program("postgres", {dir});
 }
 
 std::string errno_text(int error) {
@@ -49,27 +45,13 @@ std::string errno_text(int error) {
 
 // The last lines of a log, for an error message.
 std::string log_tail(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  const std::size_t first = lines.size() > 5 ? lines.size() - 5 : 0;
-  std::string out;
-  for (std::size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
-  return out.empty() ? "(empty log)" : out;
+  const std::string tail = model::file_tail(path, 5, " | ");
+  return tail.empty() ? "(empty log)" : tail;
 }
 
-// Whom the server runs as: PostgreSQL refuses to run as root.
-struct Owner {
-  bool switch_user = false;
-  uid_t uid = 0;
-  gid_t gid = 0;
-};
-
-Owner server_owner() {
-  Owner owner;
-  if (::geteuid() != 0) return owner;
+// Whom the server runs as: PostgreSQL refuses to run as root. nullopt: this process's user.
+std::optional<process::User> server_owner() {
+  if (::geteuid() != 0) return std::nullopt;
   const passwd* entry = ::getpwnam("postgres");
   if (entry == nullptr) {
     throw Error(
@@ -77,51 +59,20 @@ Owner server_owner() {
         "postgresql package creates one); " +
         std::string(k_install_hint));
   }
-  owner.switch_user = true;
-  owner.uid = entry->pw_uid;
-  owner.gid = entry->pw_gid;
-  return owner;
+  return process::User{entry->pw_uid, entry->pw_gid};
 }
 
-// Starts argv as `owner` with stdout and stderr appended to `log`; returns the child's pid.
-// The child gets SIGINT (the server's fast shutdown) if this thread dies first.
-pid_t start(const std::vector<std::string>& argv, const Owner& owner,
-            const std::filesystem::path& log) {
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (out < 0) throw Error("cannot create " + log.string() + ": " + errno_text(errno));
-  if (owner.switch_user) std::ignore = ::fchown(out, owner.uid, owner.gid);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int error = errno;
-    ::close(out);
-    throw Error("cannot start " + argv.front() + ": " + errno_text(error));
-  }
-  if (pid == 0) {
-    // Only async-signal-safe calls until exec.
-    const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, STDIN_FILENO);
-    ::dup2(out, STDOUT_FILENO);
-    ::dup2(out, STDERR_FILENO);
-    ::setpgid(0, 0);  // a Ctrl-C meant for benchledger must not reach the server first
-    if (owner.switch_user &&
-        (::setgroups(0, nullptr) != 0 || ::setgid(owner.gid) != 0 || ::setuid(owner.uid) != 0)) {
-      ::_exit(126);
-    }
-    // After the change of user, which clears a parent-death signal set before it (prctl(2));
-    // a parent that died before this line would never send it.
-    ::prctl(PR_SET_PDEATHSIG, SIGINT);
-    if (::getppid() != parent) ::_exit(126);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(out);
-  // Both sides set the group, so that it exists before a stop signal is passed on to it.
-  std::ignore = ::setpgid(pid, pid);
-  return pid;
+// argv as `owner`, in a group of its own (a Ctrl-C meant for benchledger must not reach the
+// server first), stdout and stderr appended to `log`. The child gets SIGINT (the server's fast
+// shutdown) if this thread dies first.
+process::Spec server_step(std::vector<std::string> argv, const std::optional<process::User>& owner,
+                          const std::filesystem::path& log) {
+  process::Spec spec;
+  spec.argv = std::move(argv);
+  spec.user = owner;
+  spec.parent_death_signal = SIGINT;
+  spec.out = spec.err = process::Stream::to_file(log, true);
+  return spec;
 }
 
 // A port nobody listens on now (the kernel's choice for port 0).
@@ -163,11 +114,9 @@ std::optional<std::filesystem::path> postgres_server_binaries() {
     }
   }
   if (best) return best;
-  if (const char* path = std::getenv("PATH"); path != nullptr) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      if (!dir.empty() && has_server(dir)) return std::filesystem::path(dir);
-    }
+  if (const auto initdb = process::find_program("initdb");
+      initdb && has_server(initdb->parent_path())) {
+    return initdb->parent_path();
   }
   return std::nullopt;
 }
@@ -177,7 +126,7 @@ ThrowawayPostgres::ThrowawayPostgres() {
   if (!bin)
     throw Error("no PostgreSQL server binaries (initdb, postgres) found: " +
                 std::string(k_install_hint));
-  const Owner owner = server_owner();
+  const std::optional<process::User> owner = server_owner();
   // Short: the server's Unix socket path, inside this directory, has a length limit.
   std::string pattern = (temp_root() / "benchledger-pg-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
@@ -186,39 +135,30 @@ ThrowawayPostgres::ThrowawayPostgres() {
   }
   m_dir = pattern;
   try {
-    if (owner.switch_user && ::chown(m_dir.c_str(), owner.uid, owner.gid) != 0)
+    if (owner && ::chown(m_dir.c_str(), owner->uid, owner->gid) != 0)
       throw Error("cannot give " + m_dir.string() + " to the postgres user: " + errno_text(errno));
     const std::filesystem::path data = m_dir / "data";
-    const bool stopped_before = stop_signal() != 0;
-    const pid_t initdb = start({(*bin / "initdb").string(), "-D", data.string(), "-U", "postgres",
-                                "-A", "trust", "--no-sync"},
-                               owner, m_dir / "initdb.log");
-    int status = 0;
-    {
-      // A Ctrl-C during initdb ends initdb; the folder goes below, with the Stopped thrown.
-      const StopTarget stop_target(-initdb, stopped_before);
-      siginfo_t info{};
-      while (::waitid(P_PID, static_cast<id_t>(initdb), &info, WEXITED | WNOWAIT) < 0 &&
-             errno == EINTR) {
-      }
-    }
-    while (::waitpid(initdb, &status, 0) < 0 && errno == EINTR) {
-    }
+    // A Ctrl-C during initdb ends initdb; the folder goes below, with the Stopped thrown.
+    const process::Exit initdb =
+        run_passing_stops(server_step({(*bin / "initdb").string(), "-D", data.string(), "-U",
+                                       "postgres", "-A", "trust", "--no-sync"},
+                                      owner, m_dir / "initdb.log"));
     throw_if_stopped();
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (!initdb.ok())
       throw Error("initdb of a throwaway PostgreSQL failed: " + log_tail(m_dir / "initdb.log"));
 
     const int port = free_loopback_port();
-    m_server = start({(*bin / "postgres").string(), "-D", data.string(), "-h", "127.0.0.1", "-p",
-                      std::to_string(port), "-k", m_dir.string()},
-                     owner, m_dir / "server.log");
+    m_server.emplace(server_step({(*bin / "postgres").string(), "-D", data.string(), "-h",
+                                  "127.0.0.1", "-p", std::to_string(port), "-k", m_dir.string()},
+                                 owner, m_dir / "server.log"));
     m_dsn = fmt::format("postgresql://postgres@127.0.0.1:{}/postgres", port);
     const auto deadline = Clock::now() + std::chrono::seconds(60);
     const std::string ping = m_dsn + "?connect_timeout=2";
     while (PQping(ping.c_str()) != PQPING_OK) {
       throw_if_stopped();  // the server is stopped and its folder removed below
-      if (::waitpid(m_server, &status, WNOHANG) == m_server) {
-        m_server = -1;
+      if (m_server->has_exited()) {
+        std::ignore = m_server->reap();
+        m_server.reset();
         throw Error("a throwaway PostgreSQL exited while starting: " +
                     log_tail(m_dir / "server.log"));
       }
@@ -239,21 +179,11 @@ ThrowawayPostgres::~ThrowawayPostgres() {
 }
 
 void ThrowawayPostgres::stop() noexcept {
-  if (m_server > 0) {
+  if (m_server) {
     // SIGINT is PostgreSQL's fast shutdown: clients are disconnected, the server exits cleanly.
     // SIGKILL only when it has not gone within 30 s: the directory is deleted either way.
-    std::ignore = ::kill(m_server, SIGINT);
-    const auto deadline = Clock::now() + std::chrono::seconds(30);
-    int status = 0;
-    while (::waitpid(m_server, &status, WNOHANG) == 0) {
-      if (Clock::now() > deadline) {
-        std::ignore = ::kill(m_server, SIGKILL);
-        std::ignore = ::waitpid(m_server, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    m_server = -1;
+    m_server->stop(SIGINT, std::chrono::seconds(30));
+    m_server.reset();
   }
   if (!m_dir.empty()) {
     std::error_code ignored;

@@ -4,11 +4,11 @@
 // user, which PostgreSQL requires.
 #pragma once
 
-#include <sys/types.h>
-
 #include <filesystem>
 #include <optional>
 #include <string>
+
+#include "process/process.hpp"
 
 namespace benchledger::engine {
 
@@ -35,7 +35,7 @@ class ThrowawayPostgres {
   void stop() noexcept;
 
   std::filesystem::path m_dir;
-  pid_t m_server = -1;
+  std::optional<process::Child> m_server;
   std::string m_dsn;
 };
 

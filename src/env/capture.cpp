@@ -27,7 +27,7 @@
 #include "env/env.hpp"
 #include "env/postgres_version.hpp"
 #include "env/sources.hpp"
-#include "env/subprocess.hpp"
+#include "process/process.hpp"
 
 #ifndef BENCHLEDGER_BUILD_TYPE
 #define BENCHLEDGER_BUILD_TYPE ""
@@ -182,17 +182,21 @@ ToolProbe run_version_tool(const CaptureOptions& options, std::string_view name,
                            std::vector<std::string> args) {
   ToolProbe probe;
   try {
-    const auto path = detail::find_tool(name, options.tool_dirs);
+    const auto path = process::find_program(name, options.tool_dirs);
     if (!path) return probe;  // not installed: null, nothing to tell
-    args.insert(args.begin(), path->string());
-    const auto run = detail::run_tool(args, options.probe_timeout);
+    process::Spec spec;
+    spec.argv = std::move(args);
+    spec.argv.insert(spec.argv.begin(), path->string());
+    spec.timeout_s = static_cast<double>(options.probe_timeout.count()) / 1e3;
+    spec.out = process::Stream::capture(64 * 1024);  // a version, not a flood
+    const process::Exit run = process::run(spec);
     if (run.timed_out) {
       probe.note = std::string(name) + ": no answer within " +
                    std::to_string(options.probe_timeout.count()) + " ms (killed)";
       return probe;
     }
-    if (run.exit_status != 0) return probe;  // e.g. docker without a reachable daemon
-    std::string_view rest = run.output;
+    if (!run.ok()) return probe;  // e.g. docker without a reachable daemon
+    std::string_view rest = run.out;
     while (!rest.empty()) {
       const std::size_t end = rest.find('\n');
       std::string line = detail::trim(rest.substr(0, end));

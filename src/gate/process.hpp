@@ -22,11 +22,12 @@ struct ProcessResult {
   std::string describe() const;  // `exit status 2`, `killed by signal 9 (SIGKILL)`
 };
 
-// Runs argv (argv[0] searched in PATH) in `dir` and waits for it, pinned to `cpus` when there
-// are any (sched_setaffinity; exit 127 when the kernel refuses). stdin is /dev/null; stderr,
-// and stdout unless `capture_stdout`, are appended to `log`. Two may run at once, from two
-// threads (a duet); a stop signal reaches both. Throws Error when the log cannot be opened or
-// no process can be started; a program that is not found exits 127, as in a shell.
+// Runs argv (argv[0] searched in PATH) in `dir` and waits for it (process::Child, in a process
+// group of its own), pinned to `cpus` when there are any. stdin is /dev/null; stderr, and stdout
+// unless `capture_stdout`, are appended to `log`. Two may run at once, from two threads (a duet);
+// a stop signal reaches both. Throws Error when the log cannot be opened; a step that cannot be
+// started (a program not found, a folder or CPUs that cannot be taken) exits 127, as in a shell,
+// with the reason in the log.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
                           const std::filesystem::path& log, bool capture_stdout,
                           const std::vector<int>& cpus = {});
@@ -34,7 +35,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
 // Appends a line to the log (a heading before each step's output). Throws Error on failure.
 void append_to_log(const std::filesystem::path& log, const std::string& line);
 
-// The last `lines` lines of the log, for an error message that says why a step failed.
+// The last `lines` lines of the log (model::file_tail: redacted, bounded), each indented by two
+// spaces and ended by a line break, for an error message that says why a step failed.
 std::string log_tail(const std::filesystem::path& log, std::size_t lines);
 
 // Stop signals (engine/stop_signals.hpp): while a StopSignals lives, SIGINT, SIGTERM and SIGHUP

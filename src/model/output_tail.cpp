@@ -1,6 +1,7 @@
 #include "model/output_tail.hpp"
 
 #include <deque>
+#include <fstream>
 
 #include "model/canonical_writer.hpp"
 #include "model/redact.hpp"
@@ -75,6 +76,29 @@ std::string output_tail(std::string_view text, std::size_t max_lines, std::size_
   std::string out;
   for (const std::string& line : lines) out += (out.empty() ? "" : "\n") + line;
   return out;
+}
+
+std::string file_tail(const std::filesystem::path& path, std::size_t max_lines,
+                      std::string_view separator) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  // Twice what output_tail keeps, so that it can start at a line.
+  const std::streamoff wanted = std::min<std::streamoff>(size, 2 * k_tail_bytes);
+  std::string text(static_cast<std::size_t>(wanted), '\0');
+  in.seekg(size - wanted);
+  in.read(text.data(), wanted);
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string tail = output_tail(text, max_lines);
+  if (separator == "\n") return tail;
+  std::string joined;
+  for (std::size_t at = 0; at <= tail.size() && !tail.empty();) {
+    std::size_t end = tail.find('\n', at);
+    if (end == std::string::npos) end = tail.size();
+    joined += (joined.empty() ? "" : std::string(separator)) + tail.substr(at, end - at);
+    at = end + 1;
+  }
+  return joined;
 }
 
 }  // namespace benchledger::model

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,12 @@ inline constexpr std::size_t k_tail_bytes = 4096;
 // by '\n' with none at the end. Empty when the text holds nothing but white space.
 std::string output_tail(std::string_view text, std::size_t max_lines = k_tail_lines,
                         std::size_t max_bytes = k_tail_bytes);
+
+// The last lines of a log file as output_tail makes them (from its last k_tail_bytes that start a
+// line), joined by `separator` (" | " puts them on the line of an error message); empty when the
+// file cannot be read or holds nothing but white space. The one reader of a log's last lines: a
+// failed initdb's, pgbench's, a gate step's.
+std::string file_tail(const std::filesystem::path& path, std::size_t max_lines,
+                      std::string_view separator = "\n");
 
 }  // namespace benchledger::model

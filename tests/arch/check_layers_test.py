@@ -19,7 +19,7 @@ def tree(scratch):
     shutil.copy(root / "docs" / "ARCHITECTURE.md", scratch / "docs" / "ARCHITECTURE.md")
     for folder in ["include/benchledger", "bench/suites", "bench/self"] + [
             f"src/{name}" for name in
-            ["model", "env", "stats", "profile", "ledger", "engine", "import", "compare", "gate",
+            ["model", "process", "env", "stats", "profile", "ledger", "engine", "import", "compare", "gate",
              "report", "cli"]]:
         (scratch / folder).mkdir(parents=True)
         (scratch / folder / "a.cpp").write_text('#include <benchledger/record.hpp>\n')

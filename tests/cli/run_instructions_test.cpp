@@ -1,7 +1,8 @@
 // `run --measure instructions` counts under the real Valgrind: a native case and a command
 // counted twice agree within the jitter docs/engine.md states, a native case's set-up is not
 // counted (nor in its profile) but its worker threads are, 1% more work is a regression with one
-// sample a side, and a missing Valgrind or a refused hardware counter is an exit-2 refusal, never a
+// sample a side, a counted command's --prepare and --cleanup run around its count as around its
+// timed runs, and a missing Valgrind or a refused hardware counter is an exit-2 refusal, never a
 // fallback to time.
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -143,6 +144,19 @@ TEST_CASE("a command that fails under callgrind records the last lines of its st
   REQUIRE(results.size() == 1);
   CHECK(results[0]["primary"] == "failed");
   CHECK(results[0]["failure"]["stderr"] == "cannot open the input");
+}
+
+TEST_CASE("a counted command runs its --prepare before and its --cleanup after the count") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto log = dir.path() / "steps.log";
+  const auto r = run_cli({"run", "--ledger", ledger.string(), "--measure", "instructions", "--name",
+                          "steps", "--prepare", "echo prepare >> " + log.string(), "--cleanup",
+                          "echo cleanup >> " + log.string() + "; exit 4", "--", "/bin/true"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(read_file(log) == "prepare\ncleanup\n");
+  CHECK_THAT(r.err, Catch::Contains("--cleanup exited with status 4"));
 }
 
 TEST_CASE("1% more work is a regression with one sample a side, the same work unchanged") {

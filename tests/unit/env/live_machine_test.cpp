@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "env/env.hpp"
-#include "env/subprocess.hpp"
 #include "env_test_support.hpp"
+#include "process/process.hpp"
 #include "support/process.hpp"
 
 using benchledger::Env;
@@ -91,7 +91,7 @@ TEST_CASE("the live machine's CPU, memory, kernel and tools are reported") {
   CHECK(env.fingerprint == benchledger::env::fingerprint(env));
 
   // Installed tools answer (node and docker only where installed; psql is in tools/setup).
-  if (benchledger::env::detail::find_tool("node", {})) {
+  if (benchledger::process::find_program("node")) {
     REQUIRE(env.runtimes.node.has_value());
     CHECK(*env.runtimes.node == trimmed(run("node --version").out));
   }

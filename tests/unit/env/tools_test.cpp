@@ -18,7 +18,6 @@
 #include <catch2/catch.hpp>
 
 #include "env/env.hpp"
-#include "env/subprocess.hpp"
 #include "env_test_support.hpp"
 
 using benchledger::env::capture_with_notes;
@@ -27,7 +26,6 @@ using benchledger::env::testing::fixture_options;
 using benchledger::env::testing::fixtures_dir;
 using std::optional;
 using std::string;
-namespace detail = benchledger::env::detail;
 
 namespace {
 
@@ -36,16 +34,6 @@ bool any_contains(const std::vector<string>& lines, const string& part) {
     if (line.find(part) != string::npos) return true;
   }
   return false;
-}
-
-// Gone, or a zombie nobody has reaped yet: either way no longer running.
-bool process_ended(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return true;
-  string line;
-  std::getline(stat, line);
-  const auto paren = line.rfind(')');
-  return paren != string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
 }
 
 }  // namespace
@@ -77,47 +65,6 @@ TEST_CASE("a tool that hangs, floods, fails or cannot run leaves its field null"
   CHECK(any_contains(capture.notes, "node: no answer within 300 ms (killed)"));
   // Not a speed target: without the kill this would wait out the script's 60 s sleep.
   CHECK(elapsed < std::chrono::seconds(30));
-}
-
-TEST_CASE("run_tool kills the tool's whole process group at the deadline") {
-  const auto run = detail::run_tool({"/bin/sh", "-c", "sleep 60 & echo $!; wait"},
-                                    std::chrono::milliseconds(300));
-  CHECK(run.timed_out);
-  CHECK(run.exit_status == -1);
-  const pid_t grandchild = static_cast<pid_t>(std::stol(run.output));
-  REQUIRE(grandchild > 0);
-  bool ended = false;
-  for (int i = 0; i < 100 && !ended; ++i) {
-    ended = process_ended(grandchild);
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  CHECK(ended);
-  if (!ended) ::kill(grandchild, SIGKILL);
-}
-
-TEST_CASE("run_tool reports the exit status and caps the output it keeps") {
-  const auto ok = detail::run_tool({"/bin/sh", "-c", "printf 'a\\nb\\n'; exit 3"},
-                                   std::chrono::milliseconds(5000));
-  CHECK_FALSE(ok.timed_out);
-  CHECK_FALSE(ok.truncated);
-  CHECK(ok.exit_status == 3);
-  CHECK(ok.output == "a\nb\n");
-
-  const auto flood = detail::run_tool({"/usr/bin/yes"}, std::chrono::milliseconds(5000), 1000);
-  CHECK(flood.truncated);
-  CHECK(flood.output.size() == 1000);
-  CHECK(flood.exit_status == -1);
-
-  CHECK_THROWS(detail::run_tool({"/no/such/tool"}, std::chrono::milliseconds(1000)));
-}
-
-TEST_CASE("find_tool searches the given directories, or PATH, for an executable file") {
-  CHECK(detail::find_tool("node", {fixtures_dir() / "tools_ok"}) ==
-        optional<std::filesystem::path>(fixtures_dir() / "tools_ok" / "node"));
-  CHECK(detail::find_tool("psql", {fixtures_dir() / "tools_bad"}) ==
-        optional<std::filesystem::path>());  // present but not executable
-  CHECK(detail::find_tool("sh", {}).has_value());
-  CHECK(detail::find_tool("no-such-tool-anywhere", {}) == optional<std::filesystem::path>());
 }
 
 TEST_CASE("a Postgres server that refuses the connection leaves postgres_server null") {

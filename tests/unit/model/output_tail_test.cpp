@@ -2,9 +2,11 @@
 // UTF-8 without control characters, whatever the program wrote.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "model/output_tail.hpp"
+#include "support/scratch_dir.hpp"
 
 using benchledger::model::output_tail;
 
@@ -41,4 +43,15 @@ TEST_CASE("output_tail replaces bytes that are not UTF-8") {
   CHECK(output_tail("caf\xc3\xa9 \xff\xfe ok") == "caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd ok");
   // A cut through a character at the byte limit leaves no half of it.
   CHECK(output_tail("\xc3\xa9\xc3\xa9", 20, 3) == "\xef\xbf\xbd\xc3\xa9");
+}
+
+TEST_CASE("file_tail reads a log's last lines, redacted, on one line when asked") {
+  const benchledger::test_support::ScratchDir dir;
+  std::string text;
+  for (int i = 1; i <= 5000; ++i) text += "line " + std::to_string(i) + "\n";
+  std::ofstream(dir / "log") << text << "connect password=hunter2\n\n";
+  CHECK(benchledger::model::file_tail(dir / "log", 2) == "line 5000\nconnect password=***");
+  CHECK(benchledger::model::file_tail(dir / "log", 3, " | ") ==
+        "line 4999 | line 5000 | connect password=***");
+  CHECK(benchledger::model::file_tail(dir / "missing", 3).empty());
 }
