@@ -366,6 +366,28 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
       escape_html(chart.title + ": " + chart.y_label + " by " + chart.x_label), body);
 }
 
+// A horizontal value axis under rows from `top` to `axis_y`: a grid line and a labelled tick at
+// each of `ticks`, the axis, and `label` under it, across the scale's pixel range.
+std::string value_axis(const Scale& x, const std::vector<double>& ticks, double top, double axis_y,
+                       const std::string& label) {
+  const int dec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
+  std::string out;
+  for (double t : ticks) {
+    const double px = x(t);
+    out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px), num(top),
+                       num(px), num(axis_y), k_grid);
+    out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
+                       num(axis_y), num(px), num(axis_y + 5), k_axis);
+    const double w = text_width(tick_label(t, dec), k_tick_font);
+    out += text(std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2), axis_y + 19,
+                tick_label(t, dec), "middle", k_tick_font);
+  }
+  out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(x.p0),
+                     num(axis_y), num(x.p1), num(axis_y), k_axis);
+  out += text((x.p0 + x.p1) / 2, axis_y + 40, label, "middle", k_label_font);
+  return out;
+}
+
 std::string distribution_chart(const DistributionChart& chart, const std::string& id) {
   double lo = INFINITY, hi = -INFINITY;
   for (const SampleGroup& g : chart.groups) {
@@ -381,7 +403,6 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
     hi += pad;
   }
   const std::vector<double> ticks = nice_ticks(lo, hi, 5);
-  const int dec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
   const double left = 16, right = 16;
   const double row = 58;
   const double top = 8;
@@ -389,20 +410,7 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
   const double height = axis_y + 48;
   Scale x{ticks.front(), ticks.back(), left, k_width - right, false};
 
-  std::string body;
-  for (double t : ticks) {
-    const double px = x(t);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px), num(top),
-                        num(px), num(axis_y), k_grid);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
-                        num(axis_y), num(px), num(axis_y + 5), k_axis);
-    const double w = text_width(tick_label(t, dec), k_tick_font);
-    body += text(std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2), axis_y + 19,
-                 tick_label(t, dec), "middle", k_tick_font);
-  }
-  body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
-                      num(axis_y), num(k_width - right), num(axis_y), k_axis);
-  body += text((left + k_width - right) / 2, axis_y + 40, chart.axis_label, "middle", k_label_font);
+  std::string body = value_axis(x, ticks, top, axis_y, chart.axis_label);
 
   for (std::size_t g = 0; g < chart.groups.size(); ++g) {
     const SampleGroup& group = chart.groups[g];
@@ -498,23 +506,9 @@ std::string profile_chart(const ProfileChart& chart, const std::string& id) {
   }
   const double row = 34;
   const double axis_y = top + row * static_cast<double>(chart.bars.size()) + 4;
-  const double height = axis_y + 44;
+  const double height = axis_y + 48;
 
-  for (double t : ticks) {
-    const double px = x(t);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px), num(top),
-                        num(px), num(axis_y), k_grid);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
-                        num(axis_y), num(px), num(axis_y + 5), k_axis);
-    const std::string label = format_fixed(t, decimals_for(ticks.size() > 1 ? ticks[1] : 1));
-    const double w = text_width(label, k_tick_font);
-    body += text(std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2), axis_y + 19, label,
-                 "middle", k_tick_font);
-  }
-  body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
-                      num(axis_y), num(k_width - right), num(axis_y), k_axis);
-  body += text((left + k_width - right) / 2, axis_y + 38, "self cost per operation", "middle",
-               k_label_font);
+  body += value_axis(x, ticks, top, axis_y, "self cost per operation");
 
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const ProfileBar& bar = chart.bars[i];
