@@ -8,8 +8,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,8 +25,6 @@
 #include "compare/selection.hpp"
 #include "ledger/artifacts.hpp"
 #include "report/compare_render.hpp"
-#include "report/escape.hpp"
-#include "report/explain_render.hpp"
 
 namespace benchledger::cli {
 namespace {
@@ -48,42 +46,43 @@ compare::Selection select(const std::string& selector, std::size_t count,
   return compare::select_runs(store(), selector, count, notes(), keep);
 }
 
-// Under the Markdown comparison, where each regressed case's instructions went, for the cases
-// both sides' newest runs profiled (docs/profiles.md). The sides are read again in full: only
-// here, for the few regressed cases, are the results' profiles needed.
-void explain_regressions(const CompareCliOptions& options, const compare::ComparisonReport& report,
-                         const std::function<const ledger::Store&()>& store,
-                         const std::function<const std::vector<NoteRecord>&()>& notes) {
-  std::set<std::string> regressed;
-  for (const compare::CaseComparison& c : report.cases) {
-    if (c.verdict == compare::Verdict::regression) regressed.insert(case_key(c.bench, c.params));
-  }
-  if (regressed.empty()) return;
-  const auto side = [&](const std::string& selector) {
-    const bool file = compare::is_file_selector(selector);
-    compare::Selection selection = file ? compare::select_file(selector, 1)
-                                        : compare::select_runs(store(), selector, 1, notes());
-    // A side whose artifacts have no place (a file given as /dev/stdin) has no profiles to show.
-    std::optional<std::filesystem::path> artifacts;
+// Where each regressed case's instructions went, for the cases both sides' newest runs profiled
+// (docs/profiles.md): the one section the table, Markdown and JSON show. The sides are read again
+// in full: only here, for the few regressed cases, are the results' profiles needed. A profile
+// that cannot be read is said (on stderr too) and changes neither the verdict nor the exit status.
+std::optional<compare::RegressionProfiles> regression_profiles(
+    const CompareCliOptions& options, const compare::ComparisonReport& report,
+    const std::function<const ledger::Store&()>& store,
+    const std::function<const std::vector<NoteRecord>&()>& notes) {
+  // A file with no place beside it for artifacts (a pipe, such as /dev/stdin) holds no profiles,
+  // and could not be read a second time: no section then.
+  std::optional<std::filesystem::path> base_artifacts, current_artifacts;
+  for (const auto& [selector, artifacts] : {std::pair{&options.base, &base_artifacts},
+                                            std::pair{&options.current, &current_artifacts}}) {
+    if (!compare::is_file_selector(*selector)) continue;
     try {
-      artifacts = ledger::artifact_directory(file ? selector : store().uri());
+      *artifacts = ledger::artifact_directory(*selector);
     } catch (const Error&) {
-      artifacts.reset();
+      return std::nullopt;
     }
-    return compare::ExplainedSide{std::move(selection.side), std::move(artifacts)};
-  };
-  // The comparison stands without it: a profile that cannot be read is said, and the verdict and
-  // exit status are the comparison's.
-  try {
-    const compare::Explanation explanation = compare::explain_cases(
-        side(options.base), side(options.current), regressed, profile::Event::instructions);
-    report::write_explanation_markdown(std::cout, explanation, 5);
-  } catch (const Error& e) {
-    std::cout << "\nThe profiles of the regressed cases cannot be read: "
-              << report::escape_markdown(e.what()) << '\n';
-    std::cerr << "benchledger: warning: the profiles of the regressed cases cannot be read: "
-              << e.what() << '\n';
   }
+  const auto side = [&](const std::string& selector,
+                        const std::optional<std::filesystem::path>& file_artifacts) {
+    if (compare::is_file_selector(selector)) {
+      return compare::ExplainedSide{compare::select_file(selector, 1).side, file_artifacts};
+    }
+    return compare::ExplainedSide{compare::select_runs(store(), selector, 1, notes()).side,
+                                  ledger::artifact_directory(store().uri())};
+  };
+  auto profiles = compare::explain_regressions(report, [&] {
+    return std::make_pair(side(options.base, base_artifacts),
+                          side(options.current, current_artifacts));
+  });
+  if (profiles && !profiles->unreadable.empty()) {
+    std::cerr << "benchledger: warning: the profiles of the regressed cases cannot be read: "
+              << profiles->unreadable << '\n';
+  }
+  return profiles;
 }
 
 int run_compare(const CompareCliOptions& options) {
@@ -131,17 +130,21 @@ int run_compare(const CompareCliOptions& options) {
   }
   // Written as it is made: the output of a million cases is never held whole. main checks that
   // it was written (cli/standard_output.hpp).
+  const bool shows_profiles =
+      options.format == "md" || options.format == "json" || options.format == "table";
+  const auto profiles =
+      shows_profiles ? regression_profiles(options, report, get_store, get_notes) : std::nullopt;
+  const compare::RegressionProfiles* section = profiles ? &*profiles : nullptr;
   if (options.format == "md") {
-    report::write_comparison_markdown(std::cout, report);
-    explain_regressions(options, report, get_store, get_notes);
+    report::write_comparison_markdown(std::cout, report, section);
   } else if (options.format == "json") {
-    report::write_comparison_json(std::cout, report);
+    report::write_comparison_json(std::cout, report, section);
   } else if (options.format == "junit") {
     report::write_comparison_junit(std::cout, report);
   } else if (options.format == "csv") {
     report::write_comparison_csv(std::cout, report);
   } else {
-    report::write_comparison_table(std::cout, report, use_colour(STDOUT_FILENO));
+    report::write_comparison_table(std::cout, report, use_colour(STDOUT_FILENO), section);
   }
   return report.gate_pass ? 0 : 1;
 }

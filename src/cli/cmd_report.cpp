@@ -2,10 +2,13 @@
 // of runs from the ledger, with the comparison against a base when one is given. Exit 0 when
 // the report was written (a report is not a gate: `compare` is), 2 for usage or data errors.
 #include <algorithm>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,7 +20,9 @@
 #include "cli/number_flag.hpp"
 #include "cli/output_file.hpp"
 #include "compare/comparison.hpp"
+#include "compare/explain.hpp"
 #include "compare/selection.hpp"
+#include "ledger/artifacts.hpp"
 #include "report/report.hpp"
 
 namespace benchledger::cli {
@@ -60,6 +65,8 @@ int run_report(const ReportCliOptions& options) {
   };
   std::vector<NoteRecord> file_notes;
   std::vector<std::string> warnings;
+  // Where each selected run's profiles are (by run id): beside its file, or beside the ledger.
+  std::map<std::string, std::optional<std::filesystem::path>> artifacts;
   // Runs are selected exactly as `compare` selects them: a selector of the ledger or a file.
   const auto select = [&](const std::string& selector) {
     compare::Selection selection =
@@ -68,6 +75,13 @@ int run_report(const ReportCliOptions& options) {
             : compare::select_runs(get_store(), selector, 1, get_notes());
     file_notes.insert(file_notes.end(), selection.notes.begin(), selection.notes.end());
     warnings.insert(warnings.end(), selection.warnings.begin(), selection.warnings.end());
+    auto& directory = artifacts[selection.side.runs.front().header.id];
+    try {
+      directory = ledger::artifact_directory(
+          compare::is_file_selector(selector) ? selector : get_store().uri());
+    } catch (const Error&) {
+      directory.reset();  // a file with no place beside it (a pipe) keeps no profiles
+    }
     return report::RunData{selection.side.runs.front(), std::move(selection.side.results)};
   };
 
@@ -88,8 +102,16 @@ int run_report(const ReportCliOptions& options) {
     const compare::Side base{{input.base->run}, input.base->results};
     for (const report::RunData& data : input.runs) {
       const compare::Side current{{data.run}, data.results};
-      input.comparisons.push_back(
-          {data.run.header.id, compare::compare_sides(base, current, notes, compare_options)});
+      report::ComparisonSection section{
+          data.run.header.id, compare::compare_sides(base, current, notes, compare_options), {}};
+      // The HTML draws where the regressed cases' instructions went, from the runs' profiles.
+      if (format == "html") {
+        section.profiles = compare::explain_regressions(section.report, [&] {
+          return std::make_pair(compare::ExplainedSide{base, artifacts[input.base->run.header.id]},
+                                compare::ExplainedSide{current, artifacts[data.run.header.id]});
+        });
+      }
+      input.comparisons.push_back(std::move(section));
     }
   }
   // Both forms: HTML charts the trends, and both list the change points found in them.

@@ -52,11 +52,11 @@ Explanation explain_matching(const ExplainedSide& base, const ExplainedSide& hea
       explained.missing = "the head run has no result of this case";
     } else if (!base_profile || !head_profile) {
       explained.missing = fmt::format(
-          "{} no profile (profiles come from run --measure instructions under Valgrind, into "
-          "an NDJSON or SQLite ledger)",
-          !base_profile && !head_profile ? "neither result has"
-          : !base_profile                ? "the base's result has"
-                                         : "the head's result has");
+          "{} (profiles come from run --measure instructions under Valgrind, into an NDJSON or "
+          "SQLite ledger)",
+          !base_profile && !head_profile ? "neither result has a profile"
+          : !base_profile                ? "the base's result has no profile"
+                                         : "the head's result has no profile");
     } else {
       explained.diff = profile::diff_profiles(*base_profile, *head_profile, event);
     }
@@ -101,6 +101,25 @@ Explanation explain_cases(const ExplainedSide& base, const ExplainedSide& head,
   return explain_matching(
       base, head,
       [&](const ResultRecord& r) { return keys.count(case_key(r.bench, r.params)) != 0; }, event);
+}
+
+std::optional<RegressionProfiles> explain_regressions(
+    const ComparisonReport& report,
+    const std::function<std::pair<ExplainedSide, ExplainedSide>()>& sides) {
+  std::set<std::string> regressed;
+  for (const CaseComparison& c : report.cases) {
+    if (c.verdict == Verdict::regression) regressed.insert(case_key(c.bench, c.params));
+  }
+  if (regressed.empty()) return std::nullopt;
+  RegressionProfiles out;
+  try {
+    const auto [base, head] = sides();
+    out.explanation = explain_cases(base, head, regressed, profile::Event::instructions);
+  } catch (const Error& e) {
+    out.explanation = {};
+    out.unreadable = e.what();
+  }
+  return out;
 }
 
 }  // namespace benchledger::compare

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchledger/record.hpp>
@@ -47,5 +48,22 @@ Explanation explain_runs(const ExplainedSide& base, const ExplainedSide& head,
 // neither run is left out, not refused.
 Explanation explain_cases(const ExplainedSide& base, const ExplainedSide& head,
                           const std::set<std::string>& keys, profile::Event event);
+
+// Where the regressed cases of a comparison went, function by function: the one section that
+// compare's formats (Markdown, JSON, the table) and the HTML report show under a comparison.
+struct RegressionProfiles {
+  // The regressed cases, in the head's order; a case without profiles on both sides has
+  // `missing`. Empty when `unreadable` is set.
+  Explanation explanation;
+  std::string unreadable;  // why the profiles could not be read; empty when they were
+};
+
+// The cases of `report` whose verdict is regression, explained in instructions from the two
+// sides that `sides` returns (base, head; called once, and only when a case regressed). Nothing
+// when no case regressed. An Error from `sides` or from reading a profile (an artifact missing
+// or changed) is kept in `unreadable`, not thrown: the comparison stands without the section.
+std::optional<RegressionProfiles> explain_regressions(
+    const ComparisonReport& report,
+    const std::function<std::pair<ExplainedSide, ExplainedSide>()>& sides);
 
 }  // namespace benchledger::compare

@@ -150,6 +150,8 @@ void callgrind_collect_here(bool on) {
   t_callgrind_collecting = on;
 }
 
+}  // namespace
+
 std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
   // --vgdb=no: the counted region is switched by client requests, which need no gdbserver, and
   // without one Valgrind makes no vgdb FIFOs in TMPDIR, which a killed Valgrind leaves behind.
@@ -160,6 +162,8 @@ std::vector<std::string> callgrind_options(const std::filesystem::path& dir) {
           "--log-file=" + (dir / "valgrind.%p.log").string(),
           "--callgrind-out-file=" + (dir / "callgrind.out.%p").string()};
 }
+
+namespace {
 
 // Removes what a Valgrind killed in its first moments left in its tmpdir. Each Valgrind makes
 // `valgrind_proc_<pid>_cmdline_<hex>` (and `_auxv_`) there at start-up and unlinks it at once, so a
@@ -203,7 +207,8 @@ std::string valgrind_log(const std::filesystem::path& dir) {
   return text;
 }
 
-// The callgrind output files of `dir`: a command's processes each write their own.
+}  // namespace
+
 std::vector<std::filesystem::path> callgrind_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -217,6 +222,8 @@ std::vector<std::filesystem::path> callgrind_files(const std::filesystem::path& 
   std::sort(files.begin(), files.end());
   return files;
 }
+
+namespace {
 
 // Every callgrind output file of `dir` added up, and their functions' profile.
 InstructionCounts valgrind_counts(const std::filesystem::path& dir, std::int64_t ops) {

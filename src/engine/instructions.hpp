@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,13 @@ Counter choose_counter(const MeasureRequest& request, bool has_commands);
 // The absolute path of valgrind found in PATH. Throws Error when there is none, saying what to
 // install.
 std::string find_valgrind();
+
+// The options every callgrind run of a count starts with (`--tool=callgrind`, the cache
+// simulation), its output files (one a process) and Valgrind's log written into `dir`.
+std::vector<std::string> callgrind_options(const std::filesystem::path& dir);
+// The callgrind output files in `dir`, sorted: a command's processes each write their own.
+// Throws Error, with Valgrind's log, when there is none.
+std::vector<std::filesystem::path> callgrind_files(const std::filesystem::path& dir);
 
 // The totals of one callgrind output file (`events:` and `summary:`/`totals:` lines).
 struct CallgrindTotals {

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "report/compare_render.hpp"
+#include "report/explain_render.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -123,7 +124,8 @@ void write_member(std::ostream& out, std::string_view key, const ordered_json& v
 
 }  // namespace
 
-void write_comparison_json(std::ostream& out, const compare::ComparisonReport& report) {
+void write_comparison_json(std::ostream& out, const compare::ComparisonReport& report,
+                           const compare::RegressionProfiles* profiles) {
   out << "{\n";
   ordered_json base = report.base.empty() ? ordered_json(nullptr) : run_json(report.base.front());
   if (!report.base.empty()) {
@@ -158,6 +160,7 @@ void write_comparison_json(std::ostream& out, const compare::ComparisonReport& r
     }
     out << "  ],\n";
   }
+  if (profiles != nullptr) write_member(out, "profiles", regression_profiles_json(*profiles));
   ordered_json summary;
   for (std::size_t v = 0; v < compare::k_verdict_count; ++v) {
     summary[std::string(compare::to_string(static_cast<compare::Verdict>(v)))] = report.counts[v];
@@ -170,9 +173,10 @@ void write_comparison_json(std::ostream& out, const compare::ComparisonReport& r
   out << "}\n";
 }
 
-std::string render_comparison_json(const compare::ComparisonReport& report) {
+std::string render_comparison_json(const compare::ComparisonReport& report,
+                                   const compare::RegressionProfiles* profiles) {
   std::ostringstream out;
-  write_comparison_json(out, report);
+  write_comparison_json(out, report, profiles);
   return out.str();
 }
 

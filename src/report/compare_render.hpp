@@ -7,6 +7,9 @@
 // million cases is never held as text (the CLI writes to standard output so), and a render_
 // function that returns the same bytes as a string.
 //
+// The table, Markdown and JSON show `profiles`, when given, the regressed cases' functions
+// (compare::explain_regressions, docs/profiles.md), each in its own form (explain_render.hpp).
+//
 // These files (compare_*.cpp) render what src/compare decides; the rest of src/report renders
 // reports.
 #pragma once
@@ -17,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/comparison.hpp"
+#include "compare/explain.hpp"
 #include "report/document.hpp"
 
 namespace benchledger::report {
@@ -24,15 +28,20 @@ namespace benchledger::report {
 // Columns: benchmark, metric, base and current centres with n, change, interval, adjusted p,
 // verdict; then the warnings, the count per verdict and the gate. `colour` adds ANSI colours
 // to verdicts and the gate line.
-std::string render_comparison_table(const compare::ComparisonReport& report, bool colour);
-void write_comparison_table(std::ostream& out, const compare::ComparisonReport& report,
-                            bool colour);
+// `profiles`: after the remarks, a short table a regressed case.
+std::string render_comparison_table(const compare::ComparisonReport& report, bool colour,
+                                    const compare::RegressionProfiles* profiles = nullptr);
+void write_comparison_table(std::ostream& out, const compare::ComparisonReport& report, bool colour,
+                            const compare::RegressionProfiles* profiles = nullptr);
 
 // GitHub-flavoured Markdown, ready to post as a pull-request comment: a heading with the gate,
 // the runs, the count per verdict, the warnings folded into one collapsed <details>, then
-// comparison_table_blocks() of every case.
-std::string render_comparison_markdown(const compare::ComparisonReport& report);
-void write_comparison_markdown(std::ostream& out, const compare::ComparisonReport& report);
+// comparison_table_blocks() of every case; `profiles`: under it, a collapsed table a regressed
+// case.
+std::string render_comparison_markdown(const compare::ComparisonReport& report,
+                                       const compare::RegressionProfiles* profiles = nullptr);
+void write_comparison_markdown(std::ostream& out, const compare::ComparisonReport& report,
+                               const compare::RegressionProfiles* profiles = nullptr);
 
 // The one table of a comparison that people read: compare's Markdown, the gate's
 // comparison.md and the report's Comparison section all show it. The table (verdict, case,
@@ -50,11 +59,14 @@ std::vector<Block> comparison_table_blocks(
 // render_markdown_blocks() writes it, each row written as it is made.
 void write_comparison_table_blocks(std::ostream& out, const compare::ComparisonReport& report);
 
-// The JSON object of docs/ci-gate.md: base, current, options, warnings, cases, summary, gate.
+// The JSON object of docs/ci-gate.md: base, current, options, warnings, cases, summary, gate;
+// `profiles`: a member "profiles" after the cases, every function of every regressed case.
 // Changes and intervals are in percent; an infinite detectable change is null. The bytes are
 // nlohmann's dump with an indent of 2, and a '\n'.
-std::string render_comparison_json(const compare::ComparisonReport& report);
-void write_comparison_json(std::ostream& out, const compare::ComparisonReport& report);
+std::string render_comparison_json(const compare::ComparisonReport& report,
+                                   const compare::RegressionProfiles* profiles = nullptr);
+void write_comparison_json(std::ostream& out, const compare::ComparisonReport& report,
+                           const compare::RegressionProfiles* profiles = nullptr);
 
 // `markdown` when it has at most `limit` bytes; else its first lines and a note that it was cut
 // and that the whole of it is `where_whole`, together at most `limit` bytes (a byte count is

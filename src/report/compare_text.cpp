@@ -12,6 +12,7 @@
 #include "report/compare_render.hpp"
 #include "report/content.hpp"
 #include "report/escape.hpp"
+#include "report/explain_render.hpp"
 #include "report/failure_render.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
@@ -231,7 +232,8 @@ std::string base_text(const ComparisonReport& report) {
 
 }  // namespace
 
-void write_comparison_table(std::ostream& out, const ComparisonReport& report, bool colour) {
+void write_comparison_table(std::ostream& out, const ComparisonReport& report, bool colour,
+                            const compare::RegressionProfiles* profiles) {
   const std::vector<std::string> header{"benchmark", "metric",   "base",     "current",
                                         "change",    "interval", "p (adj.)", "verdict"};
   Rows rows;
@@ -282,6 +284,7 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
   }
   if (any_remark) out << "\n";
   out << failure_output_text(report);
+  if (profiles != nullptr) write_regression_profiles_text(out, *profiles);
   if (!report.warnings.empty()) {
     out << "\n";
     for (const std::string& warning : report.warnings) out << "warning: " + warning + "\n";
@@ -295,13 +298,15 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
   out << (colour ? gate_colour + gate + "\x1b[0m" : gate) + "\n";
 }
 
-std::string render_comparison_table(const ComparisonReport& report, bool colour) {
+std::string render_comparison_table(const ComparisonReport& report, bool colour,
+                                    const compare::RegressionProfiles* profiles) {
   std::ostringstream out;
-  write_comparison_table(out, report, colour);
+  write_comparison_table(out, report, colour, profiles);
   return out.str();
 }
 
-void write_comparison_markdown(std::ostream& out, const ComparisonReport& report) {
+void write_comparison_markdown(std::ostream& out, const ComparisonReport& report,
+                               const compare::RegressionProfiles* profiles) {
   out << fmt::format("### benchledger compare: {}\n\n", gate_title(report));
   out << configuration_markdown(report);
   out << fmt::format("Base: `{}` · current: `{}`\n\n", escape_markdown_cell(base_text(report)),
@@ -322,11 +327,13 @@ void write_comparison_markdown(std::ostream& out, const ComparisonReport& report
   }
   write_comparison_table_blocks(out, report);
   out << failure_output_markdown(report);
+  if (profiles != nullptr) write_regression_profiles_markdown(out, *profiles);
 }
 
-std::string render_comparison_markdown(const ComparisonReport& report) {
+std::string render_comparison_markdown(const ComparisonReport& report,
+                                       const compare::RegressionProfiles* profiles) {
   std::ostringstream out;
-  write_comparison_markdown(out, report);
+  write_comparison_markdown(out, report, profiles);
   return out.str();
 }
 

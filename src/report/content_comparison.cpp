@@ -420,6 +420,14 @@ void add_comparisons(Document& doc, const ReportInput& input) {
       doc.blocks.push_back(std::move(block));
     ChartGroup charts = comparison_distributions(input, *current, report);
     if (!charts.charts.empty()) doc.blocks.emplace_back(std::move(charts));
+    if (section.profiles && !section.profiles->unreadable.empty()) {
+      doc.blocks.emplace_back(
+          Paragraph{{plain("The profiles of the regressed cases cannot be read: " +
+                           section.profiles->unreadable)},
+                    "note"});
+    }
+    ChartGroup profiles = profile_charts(section);
+    if (!profiles.charts.empty()) doc.blocks.emplace_back(std::move(profiles));
   }
 }
 

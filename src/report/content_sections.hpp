@@ -7,6 +7,7 @@
 //   content_scaling.cpp        Scaling tables and curves under each suite's results
 //   content_trends.cpp         Trends across the ledger's runs, and their Change points
 //   content_distributions.cpp  Every sample of a case, per run or per side of a comparison
+//   content_profiles.cpp       Where each regressed case's instructions went, function by function
 //   content.cpp                title, intro and Warnings
 //
 // Internal to src/report: nothing outside content*.cpp includes this header.
@@ -118,5 +119,9 @@ std::vector<const compare::CaseComparison*> in_run_order(const compare::Comparis
 // The samples of each compared metric, base against current, under a comparison's table.
 ChartGroup comparison_distributions(const ReportInput& input, const RunData& current,
                                     const compare::ComparisonReport& report);
+// A profile chart a regressed case whose two runs have profiles (ComparisonSection::profiles),
+// at most k_max_charted_cases of them, under the distributions. Empty when there is nothing to
+// draw.
+ChartGroup profile_charts(const ComparisonSection& section);
 
 }  // namespace benchledger::report::content

@@ -113,7 +113,27 @@ struct DistributionChart {
   std::vector<SampleGroup> groups;
 };
 
-using Chart = std::variant<LineChart, DistributionChart>;
+// One function of a ProfileChart: its self cost on each side (0 where a side does not name it).
+struct ProfileBar {
+  std::string name;
+  double base = 0, head = 0;
+  double change = 0;         // head - base
+  std::string change_label;  // drawn at the end of the row: "+1,000,010"
+  std::string tip;           // tooltip text (an SVG <title>): function, base, head, change
+};
+
+// Where a case's cost went, base against head: a bar a function, its length the head's self
+// cost, the base's outlined, coloured by the change (red slower, blue faster, grey the same),
+// deeper the larger the change is against the function's cost. Profiles keep self cost per
+// function and no call stacks, so it is a differential bar chart of functions, not a flame
+// graph: no bar stands on another.
+struct ProfileChart {
+  std::string title;
+  std::string note;  // a short remark above the bars: what the lengths are
+  std::vector<ProfileBar> bars;
+};
+
+using Chart = std::variant<LineChart, DistributionChart, ProfileChart>;
 
 // Charts with an optional heading and introduction, all of it drawn in HTML only.
 struct ChartGroup {

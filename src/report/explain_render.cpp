@@ -9,6 +9,7 @@
 
 #include "report/escape.hpp"
 #include "report/format.hpp"
+#include "report/text_fields.hpp"
 
 namespace benchledger::report {
 
@@ -75,54 +76,70 @@ nlohmann::ordered_json function_json(const profile::FunctionChange& f) {
 
 }  // namespace
 
+namespace {
+
+// A case's line (its count on both sides and its change) and its table of the `top` functions
+// with the largest change and one line for the rest. Returns whether a row shows `—*`.
+bool write_case_text(std::ostream& out, const std::string& name, const profile::ProfileDiff& d,
+                     std::size_t top) {
+  bool capped = false;
+  out << fmt::format("{}: {} {} → {} ({}{})\n", name, profile::to_string(d.event),
+                     count(d.base_total), count(d.head_total), signed_count(d.change),
+                     d.base_total != 0 ? ", " + format_change(d.change / d.base_total) : "");
+  std::vector<std::vector<std::string>> rows = {
+      {"function", "base", "head", "change", "share", "where"}};
+  const std::size_t shown = std::min(top, d.functions.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    const profile::FunctionChange& f = d.functions[i];
+    capped = capped || (!f.base && d.base_capped) || (!f.head && d.head_capped);
+    rows.push_back({f.name, side_value(f.base, d.base_capped), side_value(f.head, d.head_capped),
+                    signed_count(f.change), share(f.share), where(f)});
+  }
+  if (d.functions.size() > shown) {
+    double base = 0, head = 0;
+    for (std::size_t i = shown; i < d.functions.size(); ++i) {
+      base += d.functions[i].base.value_or(0);
+      head += d.functions[i].head.value_or(0);
+    }
+    base += d.other.base.value_or(0);
+    head += d.other.head.value_or(0);
+    rows.push_back({fmt::format("({} more functions)",
+                                d.functions.size() - shown + (d.other.change != 0 ? 1 : 0)),
+                    count(base), count(head), signed_count(head - base),
+                    d.change != 0 ? share((head - base) / d.change) : "", ""});
+  } else if (d.other.base.value_or(0) != 0 || d.other.head.value_or(0) != 0) {
+    rows.push_back({d.other.name, count(d.other.base.value_or(0)), count(d.other.head.value_or(0)),
+                    signed_count(d.other.change), share(d.other.share), ""});
+  }
+  write_table(out, rows);
+  return capped;
+}
+
+// As compare's table names it: `sort [n=2000]`.
+std::string case_name(const compare::CaseExplanation& c) {
+  return case_label(c.bench, c.params);
+}
+
+constexpr const char* k_capped_legend =
+    "—* not among that side's kept functions: it is absent there, or one of the functions its "
+    "profile adds up as other";
+
+}  // namespace
+
 void write_explanation_text(std::ostream& out, const compare::Explanation& explanation,
                             std::size_t top) {
   out << fmt::format("base run {}, head run {}: self cost per operation of each function\n",
                      explanation.base_run, explanation.head_run);
   bool capped_anywhere = false;
   for (const compare::CaseExplanation& c : explanation.cases) {
-    const std::string name = c.params.empty() ? c.bench : case_key(c.bench, c.params);
     out << '\n';
     if (!c.diff) {
-      out << fmt::format("{}: no explanation: {}\n", name, c.missing);
+      out << fmt::format("{}: no explanation: {}\n", case_name(c), c.missing);
       continue;
     }
-    const profile::ProfileDiff& d = *c.diff;
-    out << fmt::format("{}: {} {} → {} ({}{})\n", name, profile::to_string(d.event),
-                       count(d.base_total), count(d.head_total), signed_count(d.change),
-                       d.base_total != 0 ? ", " + format_change(d.change / d.base_total) : "");
-    std::vector<std::vector<std::string>> rows = {
-        {"function", "base", "head", "change", "share", "where"}};
-    const std::size_t shown = std::min(top, d.functions.size());
-    for (std::size_t i = 0; i < shown; ++i) {
-      const profile::FunctionChange& f = d.functions[i];
-      capped_anywhere = capped_anywhere || (!f.base && d.base_capped) || (!f.head && d.head_capped);
-      rows.push_back({f.name, side_value(f.base, d.base_capped), side_value(f.head, d.head_capped),
-                      signed_count(f.change), share(f.share), where(f)});
-    }
-    if (d.functions.size() > shown) {
-      double base = 0, head = 0;
-      for (std::size_t i = shown; i < d.functions.size(); ++i) {
-        base += d.functions[i].base.value_or(0);
-        head += d.functions[i].head.value_or(0);
-      }
-      base += d.other.base.value_or(0);
-      head += d.other.head.value_or(0);
-      rows.push_back({fmt::format("({} more functions)",
-                                  d.functions.size() - shown + (d.other.change != 0 ? 1 : 0)),
-                      count(base), count(head), signed_count(head - base),
-                      d.change != 0 ? share((head - base) / d.change) : "", ""});
-    } else if (d.other.base.value_or(0) != 0 || d.other.head.value_or(0) != 0) {
-      rows.push_back({d.other.name, count(d.other.base.value_or(0)),
-                      count(d.other.head.value_or(0)), signed_count(d.other.change),
-                      share(d.other.share), ""});
-    }
-    write_table(out, rows);
+    capped_anywhere = write_case_text(out, case_name(c), *c.diff, top) || capped_anywhere;
   }
-  if (capped_anywhere) {
-    out << "\n—* not among that side's kept functions: it is absent there, or one of the "
-           "functions its profile adds up as other\n";
-  }
+  if (capped_anywhere) out << '\n' << k_capped_legend << '\n';
 }
 
 void write_explanation_markdown(std::ostream& out, const compare::Explanation& explanation,
@@ -137,7 +154,7 @@ void write_explanation_markdown(std::ostream& out, const compare::Explanation& e
              "--measure instructions` under Valgrind (`benchledger explain` for all of them).\n";
       heading = true;
     }
-    const std::string name = c.params.empty() ? c.bench : case_key(c.bench, c.params);
+    const std::string name = case_name(c);
     const profile::FunctionChange& first = d.functions.front();
     out << fmt::format("\n<details><summary>{}: {} {} → {}; most in {} ({}{})</summary>\n\n",
                        escape_html(name), profile::to_string(d.event), count(d.base_total),
@@ -155,7 +172,7 @@ void write_explanation_markdown(std::ostream& out, const compare::Explanation& e
   }
 }
 
-void write_explanation_json(std::ostream& out, const compare::Explanation& explanation) {
+nlohmann::ordered_json explanation_json(const compare::Explanation& explanation) {
   nlohmann::ordered_json cases = nlohmann::ordered_json::array();
   for (const compare::CaseExplanation& c : explanation.cases) {
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
@@ -179,10 +196,50 @@ void write_explanation_json(std::ostream& out, const compare::Explanation& expla
     entry["other"] = function_json(d.other);
     cases.push_back(std::move(entry));
   }
-  const nlohmann::ordered_json json = {{"base_run", explanation.base_run},
-                                       {"head_run", explanation.head_run},
-                                       {"cases", std::move(cases)}};
-  out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  return {{"base_run", explanation.base_run},
+          {"head_run", explanation.head_run},
+          {"cases", std::move(cases)}};
+}
+
+void write_explanation_json(std::ostream& out, const compare::Explanation& explanation) {
+  out << explanation_json(explanation).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+      << '\n';
+}
+
+void write_regression_profiles_text(std::ostream& out,
+                                    const compare::RegressionProfiles& profiles) {
+  if (!profiles.unreadable.empty()) {
+    out << "\nthe profiles of the regressed cases cannot be read: " << profiles.unreadable << '\n';
+    return;
+  }
+  bool heading = false, capped_anywhere = false;
+  for (const compare::CaseExplanation& c : profiles.explanation.cases) {
+    if (!c.diff || c.diff->functions.empty()) continue;
+    if (!heading) {
+      out << "\nwhere the regressed cases' " << profile::to_string(c.diff->event)
+          << " went: self cost per operation of each function, from the profiles of run "
+             "--measure instructions under Valgrind (benchledger explain for all of them)\n";
+      heading = true;
+    }
+    out << '\n';
+    capped_anywhere = write_case_text(out, case_name(c), *c.diff, k_section_top) || capped_anywhere;
+  }
+  if (capped_anywhere) out << '\n' << k_capped_legend << '\n';
+}
+
+void write_regression_profiles_markdown(std::ostream& out,
+                                        const compare::RegressionProfiles& profiles) {
+  if (!profiles.unreadable.empty()) {
+    out << "\nThe profiles of the regressed cases cannot be read: "
+        << escape_markdown(profiles.unreadable) << '\n';
+    return;
+  }
+  write_explanation_markdown(out, profiles.explanation, k_section_top);
+}
+
+nlohmann::ordered_json regression_profiles_json(const compare::RegressionProfiles& profiles) {
+  if (!profiles.unreadable.empty()) return {{"unreadable", profiles.unreadable}};
+  return explanation_json(profiles.explanation);
 }
 
 }  // namespace benchledger::report

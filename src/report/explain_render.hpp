@@ -1,9 +1,11 @@
 // The outputs of `benchledger explain` (docs/profiles.md): a table a case on a terminal, and
-// JSON with every function of every case.
+// JSON with every function of every case; and the same, shorter, under compare's comparison.
 #pragma once
 
 #include <cstddef>
 #include <ostream>
+
+#include <nlohmann/json.hpp>
 
 #include "compare/explain.hpp"
 
@@ -24,6 +26,19 @@ void write_explanation_markdown(std::ostream& out, const compare::Explanation& e
 // {"base_run", "head_run", "cases": [{"bench", "params", "event", "base", "head", "change",
 // "base_capped", "head_capped", "functions": [{"name", "file", "line", "base", "head",
 // "change", "share"}…], "other": {…}} or {"bench", "params", "missing"}]}; absent values null.
+nlohmann::ordered_json explanation_json(const compare::Explanation& explanation);
+// explanation_json(), dumped with an indent of 2 and a '\n'.
 void write_explanation_json(std::ostream& out, const compare::Explanation& explanation);
+
+// The section under a comparison (compare's formats): the regressed cases' functions, as the
+// explanation's outputs show them; a line saying why instead when the profiles could not be read.
+// The table and Markdown show the cases with a diff only, each with its k_section_top largest
+// changes (nothing when no case has one); JSON has every function of every regressed case as
+// explanation_json() does, or {"unreadable": why}.
+inline constexpr std::size_t k_section_top = 5;
+void write_regression_profiles_text(std::ostream& out, const compare::RegressionProfiles& profiles);
+void write_regression_profiles_markdown(std::ostream& out,
+                                        const compare::RegressionProfiles& profiles);
+nlohmann::ordered_json regression_profiles_json(const compare::RegressionProfiles& profiles);
 
 }  // namespace benchledger::report

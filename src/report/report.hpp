@@ -16,6 +16,7 @@
 
 #include "compare/change_detection.hpp"
 #include "compare/comparison.hpp"
+#include "compare/explain.hpp"
 #include "ledger/history.hpp"
 
 namespace benchledger::report {
@@ -42,6 +43,9 @@ struct Trend {
 struct ComparisonSection {
   std::string current_run_id;
   compare::ComparisonReport report;
+  // Where its regressed cases' instructions went (compare::explain_regressions): HTML draws a
+  // chart a case that both runs profiled. Nothing when no case regressed.
+  std::optional<compare::RegressionProfiles> profiles = std::nullopt;
 };
 
 struct ReportInput {

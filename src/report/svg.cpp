@@ -366,6 +366,28 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
       escape_html(chart.title + ": " + chart.y_label + " by " + chart.x_label), body);
 }
 
+// A horizontal value axis under rows from `top` to `axis_y`: a grid line and a labelled tick at
+// each of `ticks`, the axis, and `label` under it, across the scale's pixel range.
+std::string value_axis(const Scale& x, const std::vector<double>& ticks, double top, double axis_y,
+                       const std::string& label) {
+  const int dec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
+  std::string out;
+  for (double t : ticks) {
+    const double px = x(t);
+    out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px), num(top),
+                       num(px), num(axis_y), k_grid);
+    out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
+                       num(axis_y), num(px), num(axis_y + 5), k_axis);
+    const double w = text_width(tick_label(t, dec), k_tick_font);
+    out += text(std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2), axis_y + 19,
+                tick_label(t, dec), "middle", k_tick_font);
+  }
+  out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(x.p0),
+                     num(axis_y), num(x.p1), num(axis_y), k_axis);
+  out += text((x.p0 + x.p1) / 2, axis_y + 40, label, "middle", k_label_font);
+  return out;
+}
+
 std::string distribution_chart(const DistributionChart& chart, const std::string& id) {
   double lo = INFINITY, hi = -INFINITY;
   for (const SampleGroup& g : chart.groups) {
@@ -381,7 +403,6 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
     hi += pad;
   }
   const std::vector<double> ticks = nice_ticks(lo, hi, 5);
-  const int dec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
   const double left = 16, right = 16;
   const double row = 58;
   const double top = 8;
@@ -389,20 +410,7 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
   const double height = axis_y + 48;
   Scale x{ticks.front(), ticks.back(), left, k_width - right, false};
 
-  std::string body;
-  for (double t : ticks) {
-    const double px = x(t);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px), num(top),
-                        num(px), num(axis_y), k_grid);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
-                        num(axis_y), num(px), num(axis_y + 5), k_axis);
-    const double w = text_width(tick_label(t, dec), k_tick_font);
-    body += text(std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2), axis_y + 19,
-                 tick_label(t, dec), "middle", k_tick_font);
-  }
-  body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
-                      num(axis_y), num(k_width - right), num(axis_y), k_axis);
-  body += text((left + k_width - right) / 2, axis_y + 40, chart.axis_label, "middle", k_label_font);
+  std::string body = value_axis(x, ticks, top, axis_y, chart.axis_label);
 
   for (std::size_t g = 0; g < chart.groups.size(); ++g) {
     const SampleGroup& group = chart.groups[g];
@@ -447,6 +455,96 @@ std::string distribution_chart(const DistributionChart& chart, const std::string
       R"(<svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}" class="chart distribution-chart"><title id="{}">{}</title>{}</svg>)",
       num(k_width), num(height), id, id,
       escape_html(chart.title + ": distribution of " + chart.axis_label), body);
+}
+
+// A ProfileChart's colours: red and blue of ColorBrewer's RdBu (a diverging pair that readers with
+// the common colour-vision deficiencies still tell apart), grey for no change. Each row also
+// says its change in words, so that colour is never the only signal.
+constexpr const char* k_slower = "#B2182B";
+constexpr const char* k_faster = "#2166AC";
+constexpr const char* k_same = "#8C8C8C";
+
+// `text` cut to about `width` viewBox units at `size`, with "…" when cut (whole code points).
+std::string fit_text(const std::string& text, double width, double size) {
+  if (text_width(text, size) <= width) return text;
+  const auto keep = static_cast<std::size_t>(std::max(width / (size * 0.58) - 1, 1.0));
+  std::string out;
+  std::size_t chars = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80 && chars++ == keep) break;
+    out += c;
+  }
+  return out + "…";
+}
+
+std::string profile_chart(const ProfileChart& chart, const std::string& id) {
+  double most = 0;
+  for (const ProfileBar& bar : chart.bars) most = std::max({most, bar.base, bar.head});
+  const std::vector<double> ticks = nice_ticks(0, most > 0 ? most : 1, 4);
+  const double left = 10, right = 10;
+  Scale x{0, ticks.back(), left, k_width - right, false};
+
+  std::string body;
+  // The legend: what the colours and the outline mean.
+  double lx = 10;
+  const double ly = 14;
+  for (const auto& [colour, name] : {std::pair{k_slower, "slower"}, std::pair{k_faster, "faster"},
+                                     std::pair{k_same, "unchanged"}}) {
+    body += fmt::format(R"(<rect x="{}" y="{}" width="14" height="10" fill="{}"/>)", num(lx),
+                        num(ly - 6), colour);
+    body += text(lx + 19, ly + 4, name, "start", k_legend_font);
+    lx += 19 + text_width(name, k_legend_font) + 16;
+  }
+  body += fmt::format(
+      R"(<rect x="{}" y="{}" width="14" height="10" fill="none" stroke="{}" stroke-dasharray="3 2"/>)",
+      num(lx), num(ly - 6), k_axis);
+  body += text(lx + 19, ly + 4, "base", "start", k_legend_font);
+  double top = ly + 14;
+  if (!chart.note.empty()) {
+    body += text(left, top + 10, chart.note, "start", k_tick_font, R"( font-style="italic")");
+    top += 18;
+  }
+  const double row = 34;
+  const double axis_y = top + row * static_cast<double>(chart.bars.size()) + 4;
+  const double height = axis_y + 48;
+
+  body += value_axis(x, ticks, top, axis_y, "self cost per operation");
+
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {
+    const ProfileBar& bar = chart.bars[i];
+    const double row_top = top + row * static_cast<double>(i);
+    const char* colour = bar.change > 0 ? k_slower : bar.change < 0 ? k_faster : k_same;
+    // Deeper the larger the change against the function's own cost: an added function is the
+    // deepest red, a 1% change of a large one pale.
+    const double cost = std::max(bar.base, bar.head);
+    const double relative = cost > 0 ? std::abs(bar.change) / cost : 0;
+    const double opacity = bar.change == 0 ? 0.55 : 0.35 + 0.65 * std::min(1.0, relative / 0.5);
+    body += R"(<g class="profile-frame">)";
+    body += "<title>" + escape_html(bar.tip) + "</title>";
+    const double label_width = text_width(bar.change_label, k_tick_font);
+    body += text(left, row_top + 12,
+                 fit_text(bar.name, k_width - left - right - label_width - 12, k_tick_font),
+                 "start", k_tick_font);
+    body += text(k_width - right, row_top + 12, bar.change_label, "end", k_tick_font,
+                 fmt::format(R"( fill="{}")", bar.change == 0 ? k_axis : colour));
+    const double bar_y = row_top + 17;
+    if (bar.head > 0) {
+      body += fmt::format(
+          R"(<rect x="{}" y="{}" width="{}" height="12" fill="{}" fill-opacity="{}"/>)", num(left),
+          num(bar_y), num(std::max(x(bar.head) - left, 1.0)), colour, num(opacity));
+    }
+    if (bar.base > 0) {
+      body += fmt::format(
+          R"(<rect x="{}" y="{}" width="{}" height="12" fill="none" stroke="{}" stroke-dasharray="3 2"/>)",
+          num(left), num(bar_y), num(std::max(x(bar.base) - left, 1.0)), k_axis);
+    }
+    body += "</g>";
+  }
+  return fmt::format(
+      R"(<svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}" class="chart profile-chart"><title id="{}">{}</title>{}</svg>)",
+      num(k_width), num(height), id, id,
+      escape_html(chart.title + ": self cost per operation of each function, base against head"),
+      body);
 }
 
 }  // namespace
@@ -496,6 +594,7 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
 
 std::string render_svg(const Chart& chart, const std::string& id) {
   if (const auto* line = std::get_if<LineChart>(&chart)) return line_chart(*line, id);
+  if (const auto* profile = std::get_if<ProfileChart>(&chart)) return profile_chart(*profile, id);
   return distribution_chart(std::get<DistributionChart>(chart), id);
 }
 

@@ -1,5 +1,6 @@
-// Charts as inline SVG for the HTML report: line charts (trends, scaling curves) and
-// distributions (box plot with every sample drawn over it).
+// Charts as inline SVG for the HTML report: line charts (trends, scaling curves),
+// distributions (box plot with every sample drawn over it) and profile charts (a regressed
+// case's functions, base against head, as bars).
 //
 // The palette is Okabe and Ito's ("Color Universal Design", 2008), which stays distinguishable
 // to readers with the common colour-vision deficiencies; each style also has its own marker

@@ -1,7 +1,7 @@
 // A case counted under callgrind keeps a profile of its functions (over every process of a
 // command) that the record names by hash and `ledger verify` checks, and `benchledger explain`
 // puts the one function a head added work to first, with at least 90% of the case's change, as
-// compare's Markdown does for a regressed case.
+// compare's Markdown, JSON and table do for a regressed case.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -118,6 +118,19 @@ TEST_CASE(
                  Catch::Contains("most in (anonymous namespace)::added_work(unsigned long)"));
   CHECK_THAT(md.out,
              Catch::Contains("| `(anonymous namespace)::added_work(unsigned long)` | —* |"));
+
+  // compare's JSON: every function, as explain's JSON has them; its table: a short table.
+  const auto compared =
+      run_cli({"compare", "base", "head", "--ledger", ledger.string(), "--format", "json"});
+  CHECK(compared.status == 1);
+  const json section = json::parse(compared.out).at("profiles");
+  CHECK(section["cases"] == explained["cases"]);
+  const auto compared_table = run_cli({"compare", "base", "head", "--ledger", ledger.string()});
+  CHECK(compared_table.status == 1);
+  CHECK_THAT(compared_table.out,
+             Catch::Contains("\nwhere the regressed cases' instructions went: ") &&
+                 Catch::Contains("\nfixture: instructions ") &&
+                 Catch::Contains("\n  (anonymous namespace)::added_work(unsigned long)  "));
 
   const auto unknown =
       run_cli({"explain", "base", "head", "nothing*", "--ledger", ledger.string()});

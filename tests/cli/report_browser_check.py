@@ -4,7 +4,8 @@
 usage: report_browser_check.py CHROMIUM PAGE.html WORKDIR
 
 - dom: Chromium's serialised DOM after load (--dump-dom), counted: chart <svg> elements,
-  figures, drawn shapes, and whether the parser complained; the tooltips of change-point marks.
+  figures, drawn shapes, and whether the parser complained; the tooltips of change-point marks
+  and of a profile chart's bars.
 - desktop, phone: a screenshot at 1280 and 390 CSS pixels wide (device scale 0.5), decoded here (PNG, zlib, no
   extra packages): size, share of non-white pixels, distinct colours, and how many pixels lie
   near each colour of the report's palette (so we know the charts were painted, not just
@@ -38,6 +39,8 @@ PALETTE = {
     "#009E73": (0x00, 0x9E, 0x73),
     "#D55E00": (0xD5, 0x5E, 0x00),
     "#CC79A7": (0xCC, 0x79, 0xA7),  # change points
+    "#B2182B": (0xB2, 0x18, 0x2B),  # a profile chart's slower functions
+    "#2166AC": (0x21, 0x66, 0xAC),  # and its faster ones
 }
 
 
@@ -240,6 +243,8 @@ def dom_stats(dom):
         "has_title": "<h1>" in dom,
         # The tooltip of each change-point mark, as the browser's DOM holds it.
         "change_points": re.findall(r'<g class="change-point"><title>([^<]*)</title>', dom),
+        # The tooltip of each bar of a profile chart.
+        "profile_frames": re.findall(r'<g class="profile-frame"><title>([^<]*)</title>', dom),
     }
 
 

@@ -1,5 +1,6 @@
 // Every output format of a comparison (table, Markdown, JSON, JUnit, CSV) matches its golden
-// file line by line, carries the environment warning, and colours only when asked; the Markdown
+// file line by line (the regressed cases' profile section too, in the table, Markdown and JSON),
+// carries the environment warning, and colours only when asked; the Markdown
 // is valid GitHub-flavoured Markdown with the warnings folded away, and JSON and Markdown written
 // case by case are the bytes of one nlohmann tree and of the table's blocks.
 //
@@ -16,8 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/comparison.hpp"
+#include "compare/explain.hpp"
+#include "profile/profile_diff.hpp"
 #include "report/compare_render.hpp"
 #include "report/content.hpp"
+#include "report/explain_render.hpp"
 #include "support/golden.hpp"
 #include "support/process.hpp"
 #include "support/scratch_dir.hpp"
@@ -40,6 +44,45 @@ cmp::ComparisonReport golden_report() {
 void check_golden(const std::string& name, const std::string& actual) {
   benchledger::test_support::check_golden(
       benchledger::test_support::tests_dir("unit/compare/golden"), name, actual);
+}
+
+benchledger::profile::FunctionCost function(const std::string& name, int line, double self) {
+  return {name, "src/sort.cpp", line, {self, self * 1.5}};
+}
+
+// The golden report's regressed cases explained: sort/uniform's head added a function and made
+// one slower; net/ping has no profiles.
+cmp::RegressionProfiles golden_profiles() {
+  namespace bp = benchledger::profile;
+  bp::Profile base, head;
+  base.functions = {function("sort_loop(int*, int*)", 12, 9000),
+                    function("partition(int*, int*)", 30, 1000),
+                    function("swap_range(int*, int*)", 44, 400)};
+  base.other_functions = 20;
+  base.other = {150, 300};
+  head.functions = {
+      function("sort_loop(int*, int*)", 12, 9000), function("insertion_sort(int*, int*)", 51, 1100),
+      function("partition(int*, int*)", 30, 1060), function("swap_range(int*, int*)", 44, 380)};
+  head.other_functions = 20;
+  head.other = {151, 302};
+  for (bp::Profile* p : {&base, &head}) {
+    for (const bp::FunctionCost& f : p->functions) {
+      p->total.instructions += f.self.instructions;
+      p->total.estimated_cycles += f.self.estimated_cycles;
+    }
+    p->total.instructions += p->other.instructions;
+    p->total.estimated_cycles += p->other.estimated_cycles;
+  }
+  cmp::RegressionProfiles profiles;
+  profiles.explanation.base_run = "01JDQ8Z6X00000000000000BAS";
+  profiles.explanation.head_run = "01JDQ8Z6X00000000000000CXR";
+  profiles.explanation.cases.push_back(
+      {"net/ping", {}, std::nullopt, "neither result has a profile"});
+  profiles.explanation.cases.push_back({"sort/uniform",
+                                        {{"n", std::int64_t{2000}}},
+                                        bp::diff_profiles(base, head, bp::Event::instructions),
+                                        {}});
+  return profiles;
 }
 
 }  // namespace
@@ -102,6 +145,54 @@ TEST_CASE("the JSON form matches its golden file and the fields docs/ci-gate.md 
   }
   CHECK(json["gate"] == "fail");
   CHECK(json["summary"]["missing"] == 1);
+}
+
+TEST_CASE("the regressed cases' profile section matches its golden file in each format") {
+  const auto report = golden_report();
+  const auto profiles = golden_profiles();
+  // The table: a short table a case with profiles, before the warnings and the gate.
+  std::ostringstream text;
+  br::write_regression_profiles_text(text, profiles);
+  check_golden("profiles.txt", text.str());
+  const std::string table = br::render_comparison_table(report, false, &profiles);
+  CHECK(table.find(text.str() + "\nwarning: ") != std::string::npos);
+  CHECK(table.size() == br::render_comparison_table(report, false).size() + text.str().size());
+  CHECK_THAT(text.str(), Catch::Contains("\nsort/uniform [n=2000]: instructions 10,550 → 11,691") &&
+                             Catch::Contains("\n  insertion_sort(int*, int*)  "));
+  CHECK_THAT(text.str(), !Catch::Contains("net/ping"));  // no profile: JSON says why
+
+  // Markdown: under the comparison.
+  std::ostringstream md;
+  br::write_regression_profiles_markdown(md, profiles);
+  check_golden("profiles.md", md.str());
+  CHECK(br::render_comparison_markdown(report, &profiles) ==
+        br::render_comparison_markdown(report) + md.str());
+
+  // JSON: a member after the cases, every function of every regressed case, as explain has them.
+  const std::string json_text = br::render_comparison_json(report, &profiles);
+  const auto section = nlohmann::ordered_json::parse(json_text).at("profiles");
+  check_golden("profiles.json", section.dump(2) + "\n");
+  CHECK(section == br::regression_profiles_json(profiles));
+  REQUIRE(section["cases"].size() == 2);
+  CHECK(section["cases"][0]["missing"] == "neither result has a profile");
+  CHECK(section["cases"][1]["functions"].size() == 4);
+  CHECK(section["cases"][1]["functions"][0]["name"] == "insertion_sort(int*, int*)");
+  // The rest of the object is the comparison without the section, byte for byte.
+  auto without = nlohmann::ordered_json::parse(json_text);
+  without.erase("profiles");
+  CHECK(without.dump(2) + "\n" == br::render_comparison_json(report));
+
+  // A profile that could not be read is one line in each form.
+  cmp::RegressionProfiles unreadable;
+  unreadable.unreadable = "artifact 3f2a is missing";
+  CHECK_THAT(br::render_comparison_table(report, false, &unreadable),
+             Catch::Contains("\nthe profiles of the regressed cases cannot be read: artifact 3f2a "
+                             "is missing\n"));
+  CHECK_THAT(br::render_comparison_markdown(report, &unreadable),
+             Catch::EndsWith("The profiles of the regressed cases cannot be read: artifact 3f2a "
+                             "is missing\n"));
+  CHECK(nlohmann::json::parse(br::render_comparison_json(report, &unreadable))["profiles"] ==
+        nlohmann::json{{"unreadable", "artifact 3f2a is missing"}});
 }
 
 TEST_CASE("the JUnit XML matches its golden file with one failure per gate failure") {

@@ -1,5 +1,6 @@
-// The HTML report holds the Markdown's content plus one chart per trend, scaling slice group
-// and compared case, with text from records escaped and nothing outside the file referenced.
+// The HTML report holds the Markdown's content plus one chart per trend, scaling slice group,
+// compared case and profiled regressed case, with text from records escaped and nothing outside the
+// file referenced.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -439,4 +440,40 @@ TEST_CASE("a report of more cases than it charts says that it summarises and lis
   CHECK(html.find("://") == std::string::npos);
   CHECK(count(html, R"(<svg[^>]*role="img" aria-labelledby="chart-\d+")") ==
         count(html, "<figure>"));
+}
+
+TEST_CASE(
+    "a profile chart draws a bar a function, coloured by its change, named in full on hover") {
+  const std::string long_name =
+      "std::vector<std::pair<int, std::string>>::emplace_back<int, "
+      "std::string>(int&&, std::string&&) const";
+  ProfileChart chart;
+  chart.title = "case";
+  chart.bars = {{long_name, 0, 900, 900, "+900", long_name + ": added"},
+                {"removed()", 500, 0, -500, "-500", "removed(): gone"},
+                {"same()", 2000, 2000, 0, "0", "same(): unchanged"}};
+  const std::string svg = render_svg(chart, "p");
+  const auto occurrences = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(needle); at != std::string::npos; at = svg.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  const std::regex frame(R"(<g class="profile-frame"><title>([^<]*)</title>)");
+  std::vector<std::string> tips;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), frame); it != std::sregex_iterator();
+       ++it)
+    tips.push_back((*it)[1]);
+  REQUIRE(tips.size() == 3);
+  // The whole name, escaped, in the tooltip; drawn cut to the width with "…".
+  CHECK(tips[0] ==
+        "std::vector&lt;std::pair&lt;int, std::string&gt;&gt;::emplace_back&lt;int, "
+        "std::string&gt;(int&amp;&amp;, std::string&amp;&amp;) const: added");
+  CHECK_THAT(svg, Catch::Contains("…</text>"));
+  // Slower red, unchanged grey, a bar only where the head has a cost (removed(): its outline).
+  CHECK(occurrences(R"(fill="#B2182B" fill-opacity="1")") == 1);
+  CHECK(occurrences(R"(fill="#8C8C8C" fill-opacity="0.55")") == 1);
+  CHECK(occurrences(R"(fill="#2166AC" fill-opacity)") == 0);
+  CHECK(occurrences(R"(fill="none" stroke="#555555" stroke-dasharray="3 2")") ==
+        1 + 2);  // the legend's, removed()'s and same()'s
 }
