@@ -526,10 +526,9 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
 
   // Remarks many cases share (the same sample counts cannot reach significance the same way)
   // are one string.
-  std::map<std::string, SharedText, std::less<>> remarks;
+  std::map<std::string, SharedText> remarks;
   const auto shared = [&remarks](const std::string& text) {
-    const auto found = remarks.find(text);
-    return found != remarks.end() ? found->second : remarks.emplace(text, text).first->second;
+    return remarks.try_emplace(text, text).first->second;
   };
   for (std::size_t k = 0; k < compared.size(); ++k) {
     CaseComparison& cc = report.cases[compared[k]];

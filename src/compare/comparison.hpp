@@ -132,7 +132,7 @@ struct CaseComparison {
   bool deterministic = false;   // a count deterministic on both sides: its own threshold alone
   Verdict verdict = Verdict::inconclusive;
   // A regression an accept-regression note covers, or a missing case a remove note covers
-  // (shared, not held: a pointer costs a million cases 8 bytes each, an Acceptance 104).
+  // (shared, not held: a pointer costs a million cases 16 bytes each, an Acceptance 104).
   std::shared_ptr<const Acceptance> accepted;
   bool fails_gate = false;
   // An accepted_by_change case: the verdict the base revision's gate configuration gave it, and

@@ -36,7 +36,10 @@ Metric metric_from_samples(std::string unit, Better better, std::vector<double> 
   for (double x : sorted) sum += scaled(x);
   const double scaled_mean = sum / static_cast<double>(n);
   double squares = 0;
-  for (double x : sorted) squares += (scaled(x) - scaled_mean) * (scaled(x) - scaled_mean);
+  for (double x : sorted) {
+    const double deviation = scaled(x) - scaled_mean;
+    squares += deviation * deviation;
+  }
   Summary& s = metric.summary;
   s.min = sorted.front();
   s.max = sorted.back();
@@ -44,7 +47,7 @@ Metric metric_from_samples(std::string unit, Better better, std::vector<double> 
   s.mean = std::ldexp(scaled_mean, shift);
   s.median = median;
   s.stddev = n > 1 ? std::ldexp(std::sqrt(squares / static_cast<double>(n - 1)), shift) : 0.0;
-  if (!std::isfinite(s.stddev) || !std::isfinite(median)) {
+  if (!std::isfinite(s.stddev)) {  // the median of finite samples is finite
     throw Error(
         fmt::format("samples from {} to {} spread beyond the range of a double", s.min, s.max));
   }
