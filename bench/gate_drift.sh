@@ -14,7 +14,7 @@
 # and prints a Markdown table: how many gates failed (exit 1), how many decided the loop a
 # `regression`, how many were `undecided` (comparison.json's state), and the median and longest
 # gate. Every gate's line goes to OUT/gates.ndjson (kind, load, metric, design, seconds, exit,
-# state, verdict, change), which `benchledger run --import ndjson` can keep in a ledger.
+# state, verdict, change, and the one-minute load average when it ended), which `benchledger run --import ndjson` can keep in a ledger.
 #
 # Needs benchledger on PATH, or BENCHLEDGER=PATH. Environment: GATES (default 20), LOADS (default
 # "1 2 4": multiples of the CPU count), METRICS (default "wall cpu"), KINDS (default "aa slow10
@@ -89,9 +89,10 @@ try:
     state, verdict, change = report.get("state"), case["verdict"], case["change"]
 except (OSError, ValueError, StopIteration, KeyError):
     state, verdict, change = "error", "error", None
+loadavg = float(open("/proc/loadavg").read().split()[0])
 print(json.dumps({"case": f"gate_drift/{kind}", "load": int(load), "metric": metric,
                   "design": design, "seconds": float(seconds), "exit": int(status),
-                  "state": state, "verdict": verdict, "change": change}))
+                  "state": state, "verdict": verdict, "change": change, "loadavg": loadavg}))
 PY
 }
 
@@ -129,8 +130,8 @@ for line in open(path):
     g = json.loads(line)
     rows.setdefault((g["load"], g["metric"], g["design"], g["case"]), []).append(g)
 print(f"| load × CPUs | metric | design | kind | failed | regression | undecided | errors "
-      f"| median s | max s |")
-print("|---|---|---|---|--:|--:|--:|--:|--:|--:|")
+      f"| median s | max s | load average |")
+print("|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 for (load, metric, design, case), gs in rows.items():
     times = [g["seconds"] for g in gs]
     print(f"| {load} | {metric} | {design} | {case.split('/')[1]} "
@@ -138,6 +139,7 @@ for (load, metric, design, case), gs in rows.items():
           f"| {sum(g['verdict'] == 'regression' for g in gs)} "
           f"| {sum(g['state'] == 'undecided' for g in gs)} "
           f"| {sum(g['exit'] > 1 for g in gs)} "
-          f"| {statistics.median(times):.1f} | {max(times):.1f} |")
+          f"| {statistics.median(times):.1f} | {max(times):.1f} "
+          f"| {min(g['loadavg'] for g in gs):.1f}–{max(g['loadavg'] for g in gs):.1f} |")
 print(f"\n{runs} runs a side; {seconds} s in all.")
 PY
