@@ -332,7 +332,9 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
   // the entry's shares in turn.
   const auto measure = [&](SideState& side, std::size_t round, const std::vector<bool>& entries,
                            const std::vector<int>& cpus) {
-    say(fmt::format("round {}: {}", round + 1, side.name));
+    say(cpus.empty() ? fmt::format("round {}: {}", round + 1, side.name)
+                     : fmt::format("round {}: {} on CPUs {}", round + 1, side.name,
+                                   fmt::join(cpus, ",")));
     if (spec.prepare) run_shell_step(side, "prepare", *spec.prepare, settings);
     for (std::size_t entry = 0; entry < plan.size(); ++entry) {
       if (!entries[entry]) continue;

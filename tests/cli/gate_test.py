@@ -441,6 +441,59 @@ def scenario_undecided(s):
         fail("comparison.md does not say that the undecided gate does not fail")
     if "== round 4 " in (s.out / "gate.log").read_text():
         fail("--budget 0 still measured a round past the 3 planned")
+def scenario_duet(s):
+    """A duet runs base and head at the same time, each on CPUs of its own, and swaps the CPUs
+    every round: each run logs its side, when it ran and the CPUs it may use."""
+    log = s.root / "runs.log"
+    # The runs sleep, so that the two sides' runs overlap whenever they run at once, whatever the
+    # load: this scenario is about when and where they run, not what they measure.
+    work = ('s=$(date +%s.%N); sleep 0.3; e=$(date +%s.%N)\n'
+            'echo "$(cat side) $s $e $(grep Cpus_allowed_list /proc/self/status | cut -f2)" '
+            f'>>"{log}"\n')
+    config = {"gate": {"run": ["--name work --runs 3 --warmup 0 -- sh work.sh"], "rounds": 2,
+                       "duet": True, "metric": "wall"}}
+    s.commit({"work.sh": work, "side": "base\n", "benchledger.json": json.dumps(config) + "\n"},
+             "base")
+    s.commit({"side": "head\n"}, "head: the same work")
+    done = s.run_gate("--budget", "0")
+    if done.returncode not in (0, 1):
+        expect_status(done, 0)
+    expect_outputs(s)
+    runs = [line.split() for line in log.read_text().splitlines()]
+    sides = {side: [(float(start), float(end), cpus) for _, start, end, cpus in
+                    (r for r in runs if r[0] == side)] for side in ("base", "head")}
+    # The entry's 3 runs are spread over the 2 rounds.
+    if [len(sides["base"]), len(sides["head"])] != [3, 3]:
+        fail(f"expected the 3 runs of each side: {runs}")
+    for side, other in (("base", "head"), ("head", "base")):
+        for start, end, cpus in sides[side]:
+            beside = [o for o in sides[other] if o[0] < end and start < o[1]]
+            if not beside:
+                fail(f"a {side} run ran alone, not beside a {other} run: {runs}")
+            if any(set(cpus_of(o[2])) & set(cpus_of(cpus)) for o in beside):
+                fail(f"a {side} run shared CPUs with the {other} run beside it: {runs}")
+    if len({cpus for _, _, cpus in sides["base"]}) != 2:
+        fail(f"base did not move to the other half of the CPUs in its second round: {runs}")
+    # The halves of this process's CPUs; base has the first in the first round.
+    cpus = sorted(os.sched_getaffinity(0))
+    halves = [",".join(map(str, cpus[:len(cpus) // 2])), ",".join(map(str, cpus[len(cpus) // 2:]))]
+    log_lines = (s.out / "gate.log").read_text().splitlines()
+    for side, first, second in (("base", 0, 1), ("head", 1, 0)):
+        for round_number, half in ((1, halves[first]), (2, halves[second])):
+            if f"round {round_number}: {side} on CPUs {half}" not in log_lines:
+                fail(f"gate.log does not say that round {round_number} ran {side} on CPUs {half}:\n"
+                     + "\n".join(log_lines))
+
+
+def cpus_of(listed):
+    """The CPUs of a Cpus_allowed_list value ("0-1,3")."""
+    cpus = []
+    for part in listed.split(","):
+        low, _, high = part.partition("-")
+        cpus += range(int(low), int(high or low) + 1)
+    return cpus
+
+
 def tiny_config():
     # Three runs a side in one round: no rank test on three against three reaches p < 0.05, so
     # no timing can make these gates fail, and one takes seconds.

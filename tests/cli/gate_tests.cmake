@@ -1,6 +1,7 @@
 # `benchledger gate` end to end: scratch git repositories gated through the installed binary.
 foreach(scenario slower identical failing renamed native gbench config_errors stopped undecided
-                 appends concurrent out_refused threshold_raised run_true fewer_runs)
+                 appends concurrent out_refused threshold_raised run_true fewer_runs
+                 duet)
   add_test(NAME gate_${scenario}_cli_test
            COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/gate_test.py
                    ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${scenario})
