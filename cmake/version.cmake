@@ -13,5 +13,3 @@ add_custom_target(
           -P ${PROJECT_SOURCE_DIR}/cmake/build_version.cmake
   BYPRODUCTS ${benchledger_version_header}
   VERBATIM)
-add_dependencies(benchledger benchledger_build_version)
-target_include_directories(benchledger PRIVATE ${PROJECT_BINARY_DIR}/generated)

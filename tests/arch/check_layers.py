@@ -17,7 +17,10 @@ It checks that:
   a folder by its last part: "model/x.hpp" is src/model/, "suites/suites.hpp" bench/suites/,
   <benchledger/x.hpp> include/benchledger/);
 - the CMakeLists.txt of a row's folder names no source file outside that folder: a folder tells
-  which target owns its files.
+  which target owns its files;
+- every folder of src/ but cli makes its target with `benchledger_folder(NAME USES …)`
+  (cmake/folders.cmake), and its USES names exactly the folders of src/ its row may use: the
+  list the dev build's linker holds the folder's objects to.
 """
 import pathlib
 import re
@@ -27,6 +30,7 @@ PUBLIC = "include/benchledger/"
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*["<]([A-Za-z_]+)/')
 CMAKE_SOURCE = re.compile(r"[^\s()\"]+\.(?:cpp|cc|c)\b")
+FOLDER_TARGET = re.compile(r"benchledger_folder\(\s*([a-z_]+)(?:\s+USES\s+([a-z_\s]+?))?\s*(?=LIBRARIES|SOURCES|\))")
 
 
 def read_architecture(page):
@@ -124,7 +128,26 @@ def check(root):
                 if not resolved.is_relative_to(base.resolve()):
                     problems.append(f"{cmake.relative_to(root)}: compiles {match.group(0)}, "
                                     f"which is not in {folder}")
+        if folder.startswith("src/") and folder != "src/cli/":
+            problems += check_folder_target(root, folder, used)
     return problems
+
+
+def check_folder_target(root, folder, used):
+    """The folder's benchledger_folder() call: its name, and USES against the row's folders."""
+    cmake = root / folder / "CMakeLists.txt"
+    name = short_name(folder)
+    text = cmake.read_text(errors="replace") if cmake.is_file() else ""
+    match = FOLDER_TARGET.search(text)
+    if not match or match.group(1) != name:
+        return [f"{folder}CMakeLists.txt: no benchledger_folder({name} …) makes the folder's target "
+                f"(cmake/folders.cmake)"]
+    uses = set((match.group(2) or "").split())
+    may = {short_name(f) for f in used if f.startswith("src/") and f != folder}
+    if uses == may:
+        return []
+    return [f"{folder}CMakeLists.txt: USES {' '.join(sorted(uses)) or 'nothing'}, but "
+            f"docs/ARCHITECTURE.md lets {folder} use {' '.join(sorted(may)) or 'nothing'} of src/"]
 
 
 def main():

@@ -23,9 +23,11 @@ def tree(scratch):
              "report", "cli"]]:
         (scratch / folder).mkdir(parents=True)
         (scratch / folder / "a.cpp").write_text('#include <benchledger/record.hpp>\n')
+        if folder.startswith("src/") and folder != "src/cli":
+            shutil.copy(root / folder / "CMakeLists.txt", scratch / folder / "CMakeLists.txt")
     (scratch / "src" / "cli" / "a.cpp").write_text('#include "suites/suites.hpp"\n#include "report/x.hpp"\n')
-    (scratch / "src" / "report" / "CMakeLists.txt").write_text(
-        "target_sources(benchledger PRIVATE a.cpp ${CMAKE_CURRENT_SOURCE_DIR}/b.cpp)\n")
+    (scratch / "src" / "cli" / "CMakeLists.txt").write_text(
+        "add_executable(x a.cpp ${CMAKE_CURRENT_SOURCE_DIR}/b.cpp)\n")
 
 
 def run(scratch):
@@ -64,6 +66,20 @@ expect("a CMakeLists.txt compiling another folder's file",
        lambda s: write(s / "src/compare/CMakeLists.txt",
                        "target_sources(benchledger PRIVATE ${PROJECT_SOURCE_DIR}/src/report/compare_csv.cpp)\n"),
        1, "src/compare/CMakeLists.txt: compiles ${PROJECT_SOURCE_DIR}/src/report/compare_csv.cpp")
+
+expect("a folder without its target",
+       lambda s: write(s / "src/stats/CMakeLists.txt", "target_sources(benchledger PRIVATE a.cpp)\n"),
+       1, "src/stats/CMakeLists.txt: no benchledger_folder(stats …)")
+
+
+def uses_more(scratch):
+    cmake = scratch / "src" / "engine" / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text().replace("USES model", "USES ledger model", 1))
+
+
+expect("a target that links a folder its row does not name", uses_more, 1,
+       "src/engine/CMakeLists.txt: USES env ledger model process profile stats, but "
+       "docs/ARCHITECTURE.md lets src/engine/ use env model process profile stats of src/")
 
 
 def table_against_arrows(scratch):
