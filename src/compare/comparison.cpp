@@ -287,26 +287,9 @@ void check_options(const CompareOptions& options) {
   }
 }
 
-}  // namespace
-
-std::string_view to_string(GateState state) {
-  switch (state) {
-    case GateState::failed:
-      return "failed";
-    case GateState::undecided:
-      return "undecided";
-    case GateState::passed:
-      break;
-  }
-  return "passed";
-}
-
-ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
-                               std::span<const NoteRecord> notes, const CompareOptions& options) {
-  check_options(options);
-  if (base.runs.empty()) throw Error("the base side has no run");
-  if (current.runs.empty()) throw Error("the current side has no run");
-
+// The report before any case: its options, the verdicts that fail the gate, the sides' runs.
+ComparisonReport start_report(const ComparedSide& base, const ComparedSide& current,
+                              const CompareOptions& options) {
   ComparisonReport report;
   report.alpha = options.alpha;
   report.threshold = options.threshold;
@@ -322,10 +305,16 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     }
   }
   for (const RunRecord& run : base.runs) report.base.push_back(summarize_run(run));
-  const RunRecord& current_run = current.runs.front();
-  report.current = summarize_run(current_run);
+  report.current = summarize_run(current.runs.front());
+  return report;
+}
 
-  // Notes: invalidated results are left out; an invalidated run selected anyway is named.
+// The ids that invalidate notes name, whose results are left out; an invalidated run selected
+// anyway is named in a warning.
+std::set<std::string, std::less<>> invalidated_ids(std::span<const NoteRecord> notes,
+                                                   const ComparedSide& base,
+                                                   const ComparedSide& current,
+                                                   std::vector<std::string>& warnings) {
   std::set<std::string, std::less<>> invalidated;
   for (const NoteRecord& note : notes) {
     if (note.kind == NoteKind::invalidate) invalidated.insert(note.target);
@@ -333,22 +322,26 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
   for (const auto* side : {&base, &current}) {
     for (const RunRecord& run : side->runs) {
       if (invalidated.contains(run.header.id)) {
-        report.warnings.push_back(fmt::format(
+        warnings.push_back(fmt::format(
             "run {} is invalidated by a note but was selected explicitly", run.header.id));
       }
     }
   }
+  return invalidated;
+}
 
-  // Environment.
-  // Field by field, not by fingerprint: the fingerprint leaves the runtimes out, and the
-  // config may ignore fields.
-  for (const RunRecord& run : base.runs) {
+// A warning for each base run whose environment differs from the current run's, field by field,
+// not by fingerprint: the fingerprint leaves the runtimes out, and the config may ignore fields.
+// Throws Error instead with require_same_env.
+void add_environment_differences(std::span<const RunRecord> base_runs, const RunRecord& current,
+                                 const CompareOptions& options, ComparisonReport& report) {
+  for (const RunRecord& run : base_runs) {
     const std::vector<std::string> differences =
-        describe_differences(run.env, current_run.env, options.config);
+        describe_differences(run.env, current.env, options.config);
     if (differences.empty()) continue;
     const std::string message = fmt::format(
         "environments differ: base run {} and current run {} differ in {} ({})", run.header.id,
-        current_run.header.id,
+        current.header.id,
         differences.size() == 1 ? "one field" : fmt::format("{} fields", differences.size()),
         fmt::join(differences, "; "));
     if (options.require_same_env) throw Error(message + " (--require-same-env)");
@@ -356,7 +349,11 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     report.env_differences.insert(report.env_differences.end(), differences.begin(),
                                   differences.end());
   }
-  // Each run's own stability warnings, once per text, naming the runs that recorded it.
+}
+
+// Each run's own stability warnings, once per text, naming the runs that recorded it.
+void add_run_warnings(const ComparedSide& base, const ComparedSide& current,
+                      std::vector<std::string>& warnings) {
   std::vector<std::pair<std::string, std::vector<std::string>>> run_warnings;
   for (const auto& [side, name] : {std::pair{&base, "base"}, std::pair{&current, "current"}}) {
     for (const RunRecord& run : side->runs) {
@@ -370,162 +367,210 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
   }
   const std::size_t all_runs = base.runs.size() + current.runs.size();
   for (const auto& [warning, runs] : run_warnings) {
-    report.warnings.push_back(runs.size() == all_runs && all_runs > 1
-                                  ? fmt::format("every run: {}", warning)
-                                  : fmt::format("{}: {}", fmt::join(runs, ", "), warning));
+    warnings.push_back(runs.size() == all_runs && all_runs > 1
+                           ? fmt::format("every run: {}", warning)
+                           : fmt::format("{}: {}", fmt::join(runs, ", "), warning));
   }
+}
 
-  // Matching.
-  const SideCases base_cases = group_cases(base.results, invalidated);
-  const SideCases current_cases = group_cases(current.results, invalidated);
-  const std::vector<CaseMatch> matches =
-      match_cases(base.results, base_cases, current.results, current_cases);
-  if (matches.size() == base_cases.present + current_cases.present) {
-    // Every case is missing or new: a renamed command or a label taken by another suite, not a
-    // comparison that passes.
-    throw Error(fmt::format("nothing to compare: no case of the base ({}) is in the current ({})",
-                            side_text(base, base_cases.present),
-                            side_text(current, current_cases.present)));
-  }
+// What the gate still needs of a case and metric whose comparison is already in report.cases.
+struct Pending {
+  std::size_t index = 0;  // in report.cases
+  const CaseResults* base_case = nullptr;
+  const CaseResults* current_case = nullptr;
+};
 
-  // What the gate still needs of a case and metric whose comparison is already in report.cases,
-  // and the statistics' inputs, built as the cases are: views of the sides' samples, or of values
-  // kept in `owned` (several results pooled, or converted to the current unit). Nothing more per
-  // case, so that a million of them are not a million comparisons twice.
-  struct Pending {
-    std::size_t index = 0;  // in report.cases
-    const CaseResults* base_case = nullptr;
-    const CaseResults* current_case = nullptr;
-  };
+// One side of the comparison and its cases.
+struct SideView {
+  const ComparedSide* side = nullptr;
+  const SideCases* cases = nullptr;
+};
+
+// A matched case on both sides: its results and how each side fared.
+struct MatchedCase {
+  const std::string& key;
+  const CaseResults* base = nullptr;
+  const CaseResults* current = nullptr;
+  CaseHealth base_health, current_health;
+  std::optional<std::string> failure;  // why the current side counts as failed
+
+  const CaseResults& any() const { return current != nullptr ? *current : *base; }
+};
+
+// The comparisons of every case and metric, added to report.cases as the cases are matched,
+// and the statistics' inputs: views of the sides' samples, or of values kept in `owned`
+// (several results pooled, or converted to the current unit). Nothing more per case, so that a
+// million of them are not a million comparisons twice.
+struct CaseTable {
+  CaseTable(SideView base_side, SideView current_side, const CompareOptions& compare_options,
+            ComparisonReport& out)
+      : base(base_side), current(current_side), options(compare_options), report(out) {}
+
+  SideView base, current;
+  const CompareOptions& options;
+  ComparisonReport& report;
+
   std::vector<Pending> pending;
   std::vector<MetricInput> inputs;
   std::vector<std::size_t> compared;  // the report.cases index of each input
-  std::deque<std::vector<double>> owned;
   std::set<std::string> metrics_seen;
-  pending.reserve(matches.size());
-  report.cases.reserve(matches.size() * std::max<std::size_t>(1, options.metrics.size()));
+  std::deque<std::vector<double>> owned;
   std::deque<CaseResults> case_results;  // what Pending points at
-  for (const CaseMatch& match : matches) {
-    const std::string& key = *match.key;
+
+  void reserve(std::size_t matches) {
+    pending.reserve(matches);
+    report.cases.reserve(matches * std::max<std::size_t>(1, options.metrics.size()));
+  }
+
+  void release_inputs() {
+    std::vector<MetricInput>().swap(inputs);
+    std::deque<std::vector<double>>().swap(owned);
+  }
+
+  void add(const CaseMatch& match) {
     const CaseResults* base_case =
-        match.base ? &case_results.emplace_back(base_cases.of(base.results, *match.base)) : nullptr;
+        match.base ? &case_results.emplace_back(base.cases->of(base.side->results, *match.base))
+                   : nullptr;
     const CaseResults* current_case =
         match.current
-            ? &case_results.emplace_back(current_cases.of(current.results, *match.current))
+            ? &case_results.emplace_back(current.cases->of(current.side->results, *match.current))
             : nullptr;
-    const CaseResults& any = current_case != nullptr ? *current_case : *base_case;
-    const CaseHealth base_health = health_of(base_case), current_health = health_of(current_case);
-    const std::optional<std::string> failure =
+    CaseHealth base_health = health_of(base_case), current_health = health_of(current_case);
+    std::optional<std::string> failure =
         current_failure(base_case, base_health, current_case, current_health);
-    std::vector<std::string> metrics = options.metrics;
-    if (metrics.empty()) {
-      // The primary metric of a side that measured: a failed side has only "failed".
-      const bool current_measured = current_case != nullptr && !current_health.failure;
-      const bool base_measured = base_case != nullptr && !base_health.failure;
-      metrics.push_back(current_measured ? current_health.primary
-                        : base_measured  ? base_health.primary
-                                         : std::string(any.side->primary(any.results.front())));
-      if (current_measured && base_measured && base_health.primary != metrics.front()) {
-        report.warnings.push_back(
-            fmt::format("{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"",
-                        key, base_health.primary, metrics.front(), metrics.front()));
-      }
-    }
-    for (const std::string& metric : metrics) {
-      Pooled base_values = pool(base_case, metric), current_values;
-      // A side that failed has no value to show ("failed", 1 count, is not a measurement).
-      if (!current_health.failure) current_values = pool(current_case, metric);
-      if (!base_values.first && !current_values.first && !failure) continue;
-      metrics_seen.insert(metric);
-      CaseComparison cc;
-      cc.bench = any.bench();
-      cc.params = any.params();
-      cc.metric = metric;
-      const auto& shown = current_values.first ? current_values.first : base_values.first;
-      if (shown) {
-        cc.unit = shown->unit;
-        cc.better = shown->better;
-      }
-      cc.base_unit = base_values.first ? std::string(base_values.first->unit) : cc.unit;
-      // Counts that are deterministic on both sides (instructions) are judged by their own
-      // threshold alone (docs/statistics.md).
-      cc.deterministic = base_values.first && current_values.first &&
-                         base_values.first->deterministic && current_values.first->deterministic;
-      cc.threshold =
-          cc.deterministic
-              ? options.config.deterministic_threshold_for(
-                    cc.bench, 100.0 * options.deterministic_threshold) /
-                    100.0
-              : options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
-      cc.base_n = base_values.values.size();
-      cc.current_n = current_values.values.size();
-      if (base_values.first) cc.base_center = stats::median(base_values.values);
-      if (current_values.first) cc.current_center = stats::median(current_values.values);
-      // Pooled values are kept where the input below views them (a vector's move keeps its data).
-      if (!base_values.pooled.empty()) owned.push_back(std::move(base_values.pooled));
-      if (!current_values.pooled.empty()) owned.push_back(std::move(current_values.pooled));
-      std::optional<MetricInput> input;
-      // A remark set here keeps the case out of the statistics below.
-      if (failure) {
-        cc.verdict = Verdict::failed;
-        cc.remark = *failure;
-        cc.failure_output = current_health.failure_output;
-      } else if (!base_values.first) {
-        cc.verdict = Verdict::new_case;
-        if (base_health.failure) {
-          cc.remark =
-              "the base side failed (" + *base_health.failure + "): nothing to compare against";
-          cc.failure_output = base_health.failure_output;
-        }
-      } else if (!current_values.first) {
-        cc.verdict = Verdict::missing;
-      } else if (const auto factor = model::unit_factor(cc.base_unit, cc.unit);
-                 !factor || base_values.first->better != current_values.first->better) {
-        // ns to ops/s, or lower-is-better to higher: another quantity, reported, not judged.
-        cc.verdict = Verdict::inconclusive;
-        cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
-                                cc.base_unit, to_string(base_values.first->better), cc.unit,
-                                to_string(current_values.first->better));
-      } else {
-        // Judged by the statistics below; ns to us is the same quantity, compared in the current
-        // unit.
-        const auto in_current_unit = [&owned, factor = *factor](std::span<const double> values) {
-          if (factor == 1.0) return values;
-          std::vector<double>& converted = owned.emplace_back(values.begin(), values.end());
-          for (double& v : converted) v *= factor;
-          return std::span<const double>(converted);
-        };
-        input = MetricInput{in_current_unit(base_values.values), current_values.values, cc.better,
-                            cc.threshold, cc.deterministic};
-        if (const auto by_case = options.pairs.find(key); by_case != options.pairs.end()) {
-          const auto by_metric = by_case->second.find(metric);
-          if (by_metric != by_case->second.end()) {
-            input->base_pairs = in_current_unit(by_metric->second.base);
-            input->current_pairs = by_metric->second.current;
-          }
-        }
-      }
-      if (input) {
-        inputs.push_back(*input);
-        compared.push_back(report.cases.size());
-      }
-      pending.push_back({report.cases.size(), base_case, current_case});
-      report.cases.push_back(std::move(cc));
-    }
-  }
-  for (const std::string& metric : options.metrics) {
-    if (!metrics_seen.contains(metric)) {
-      throw Error(fmt::format("no case of either run has the metric \"{}\"", metric));
-    }
+    const MatchedCase matched{*match.key,
+                              base_case,
+                              current_case,
+                              std::move(base_health),
+                              std::move(current_health),
+                              std::move(failure)};
+    for (const std::string& metric : metrics_of(matched)) add_metric(matched, metric);
   }
 
-  // Statistics for every comparable metric in one call: one false-discovery-rate adjustment.
-  const std::vector<MetricAssessment> assessed = assess(inputs, {options.alpha, options.test});
-  std::vector<MetricInput>().swap(inputs);  // before the remarks below take their memory
-  std::deque<std::vector<double>>().swap(owned);
+  // The metrics compared for a case: the options', or the primary metric of a side that
+  // measured (a failed side has only "failed").
+  std::vector<std::string> metrics_of(const MatchedCase& matched) {
+    if (!options.metrics.empty()) return options.metrics;
+    const bool current_measured = matched.current != nullptr && !matched.current_health.failure;
+    const bool base_measured = matched.base != nullptr && !matched.base_health.failure;
+    const std::string primary =
+        current_measured ? matched.current_health.primary
+        : base_measured  ? matched.base_health.primary
+                         : std::string(matched.any().side->primary(matched.any().results.front()));
+    if (current_measured && base_measured && matched.base_health.primary != primary) {
+      report.warnings.push_back(
+          fmt::format("{}: the primary metric changed from \"{}\" to \"{}\"; comparing \"{}\"",
+                      matched.key, matched.base_health.primary, primary, primary));
+    }
+    return {primary};
+  }
 
-  // Remarks many cases share (the same sample counts cannot reach significance the same way)
-  // are one string.
+  void add_metric(const MatchedCase& matched, const std::string& metric) {
+    Pooled base_values = pool(matched.base, metric), current_values;
+    // A side that failed has no value to show ("failed", 1 count, is not a measurement).
+    if (!matched.current_health.failure) current_values = pool(matched.current, metric);
+    if (!base_values.first && !current_values.first && !matched.failure) return;
+    metrics_seen.insert(metric);
+    CaseComparison cc = describe(matched.any(), metric, base_values, current_values);
+    // Pooled values are kept where the input below views them (a vector's move keeps its data).
+    if (!base_values.pooled.empty()) owned.push_back(std::move(base_values.pooled));
+    if (!current_values.pooled.empty()) owned.push_back(std::move(current_values.pooled));
+    if (const std::optional<MetricInput> input =
+            judge(cc, matched, metric, base_values, current_values)) {
+      inputs.push_back(*input);
+      compared.push_back(report.cases.size());
+    }
+    pending.push_back({report.cases.size(), matched.base, matched.current});
+    report.cases.push_back(std::move(cc));
+  }
+
+  // The comparison's names, units, threshold, counts and centres.
+  CaseComparison describe(const CaseResults& any, const std::string& metric,
+                          const Pooled& base_values, const Pooled& current_values) const {
+    CaseComparison cc;
+    cc.bench = any.bench();
+    cc.params = any.params();
+    cc.metric = metric;
+    const auto& shown = current_values.first ? current_values.first : base_values.first;
+    if (shown) {
+      cc.unit = shown->unit;
+      cc.better = shown->better;
+    }
+    cc.base_unit = base_values.first ? std::string(base_values.first->unit) : cc.unit;
+    // Counts that are deterministic on both sides (instructions) are judged by their own
+    // threshold alone (docs/statistics.md).
+    cc.deterministic = base_values.first && current_values.first &&
+                       base_values.first->deterministic && current_values.first->deterministic;
+    cc.threshold = cc.deterministic
+                       ? options.config.deterministic_threshold_for(
+                             cc.bench, 100.0 * options.deterministic_threshold) /
+                             100.0
+                       : options.config.threshold_for(cc.bench, 100.0 * options.threshold) / 100.0;
+    cc.base_n = base_values.values.size();
+    cc.current_n = current_values.values.size();
+    if (base_values.first) cc.base_center = stats::median(base_values.values);
+    if (current_values.first) cc.current_center = stats::median(current_values.values);
+    return cc;
+  }
+
+  // The verdict of a case that the statistics cannot judge (failed, new, missing, another
+  // quantity), with its remark; or, for the others, the statistics' input.
+  std::optional<MetricInput> judge(CaseComparison& cc, const MatchedCase& matched,
+                                   const std::string& metric, const Pooled& base_values,
+                                   const Pooled& current_values) {
+    if (matched.failure) {
+      cc.verdict = Verdict::failed;
+      cc.remark = *matched.failure;
+      cc.failure_output = matched.current_health.failure_output;
+      return std::nullopt;
+    }
+    if (!base_values.first) {
+      cc.verdict = Verdict::new_case;
+      if (matched.base_health.failure) {
+        cc.remark = "the base side failed (" + *matched.base_health.failure +
+                    "): nothing to compare against";
+        cc.failure_output = matched.base_health.failure_output;
+      }
+      return std::nullopt;
+    }
+    if (!current_values.first) {
+      cc.verdict = Verdict::missing;
+      return std::nullopt;
+    }
+    const auto factor = model::unit_factor(cc.base_unit, cc.unit);
+    if (!factor || base_values.first->better != current_values.first->better) {
+      // ns to ops/s, or lower-is-better to higher: another quantity, reported, not judged.
+      cc.verdict = Verdict::inconclusive;
+      cc.remark = fmt::format("the unit or direction changed ({} {} -> {} {}): not comparable",
+                              cc.base_unit, to_string(base_values.first->better), cc.unit,
+                              to_string(current_values.first->better));
+      return std::nullopt;
+    }
+    // Judged by the statistics; ns to us is the same quantity, compared in the current unit.
+    const auto in_current_unit = [this, factor = *factor](std::span<const double> values) {
+      if (factor == 1.0) return values;
+      std::vector<double>& converted = owned.emplace_back(values.begin(), values.end());
+      for (double& v : converted) v *= factor;
+      return std::span<const double>(converted);
+    };
+    MetricInput input{in_current_unit(base_values.values), current_values.values, cc.better,
+                      cc.threshold, cc.deterministic};
+    if (const auto by_case = options.pairs.find(matched.key); by_case != options.pairs.end()) {
+      const auto by_metric = by_case->second.find(metric);
+      if (by_metric != by_case->second.end()) {
+        input.base_pairs = in_current_unit(by_metric->second.base);
+        input.current_pairs = by_metric->second.current;
+      }
+    }
+    return input;
+  }
+};
+
+// The statistics' figures and verdict of each compared case, with a remark where the figures
+// need one. Remarks many cases share (the same sample counts cannot reach significance the same
+// way) are one string.
+void apply_assessments(std::span<const MetricAssessment> assessed,
+                       std::span<const std::size_t> compared, ComparisonReport& report) {
   std::map<std::string, SharedText> remarks;
   const auto shared = [&remarks](const std::string& text) {
     return remarks.try_emplace(text, text).first->second;
@@ -559,14 +604,19 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     }
     if (!remark.empty()) cc.remark = shared(remark);
   }
+}
 
+// Each case's acceptance by a note, whether it fails the gate, and the report's counts.
+void settle_verdicts(std::span<const Pending> pending, std::span<const NoteRecord> notes,
+                     std::span<const RunRecord> base_runs, std::span<const RunRecord> current_runs,
+                     ComparisonReport& report) {
   for (const Pending& item : pending) {
     CaseComparison& cc = report.cases[item.index];
     if (cc.verdict == Verdict::regression) {
       cc.accepted =
-          find_acceptance(notes, NoteKind::accept_regression, current.runs, item.current_case);
+          find_acceptance(notes, NoteKind::accept_regression, current_runs, item.current_case);
     } else if (cc.verdict == Verdict::missing) {
-      cc.accepted = find_acceptance(notes, NoteKind::remove, base.runs, item.base_case);
+      cc.accepted = find_acceptance(notes, NoteKind::remove, base_runs, item.base_case);
     }
     const bool failing_verdict =
         std::find(report.fail_on.begin(), report.fail_on.end(), cc.verdict) != report.fail_on.end();
@@ -574,6 +624,59 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
     report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
     report.accepted += cc.accepted ? 1 : 0;
   }
+}
+
+}  // namespace
+
+std::string_view to_string(GateState state) {
+  switch (state) {
+    case GateState::failed:
+      return "failed";
+    case GateState::undecided:
+      return "undecided";
+    case GateState::passed:
+      break;
+  }
+  return "passed";
+}
+
+ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& current,
+                               std::span<const NoteRecord> notes, const CompareOptions& options) {
+  check_options(options);
+  if (base.runs.empty()) throw Error("the base side has no run");
+  if (current.runs.empty()) throw Error("the current side has no run");
+  ComparisonReport report = start_report(base, current, options);
+  const std::set<std::string, std::less<>> invalidated =
+      invalidated_ids(notes, base, current, report.warnings);
+  add_environment_differences(base.runs, current.runs.front(), options, report);
+  add_run_warnings(base, current, report.warnings);
+
+  const SideCases base_cases = group_cases(base.results, invalidated);
+  const SideCases current_cases = group_cases(current.results, invalidated);
+  const std::vector<CaseMatch> matches =
+      match_cases(base.results, base_cases, current.results, current_cases);
+  if (matches.size() == base_cases.present + current_cases.present) {
+    // Every case is missing or new: a renamed command or a label taken by another suite, not a
+    // comparison that passes.
+    throw Error(fmt::format("nothing to compare: no case of the base ({}) is in the current ({})",
+                            side_text(base, base_cases.present),
+                            side_text(current, current_cases.present)));
+  }
+
+  CaseTable table({&base, &base_cases}, {&current, &current_cases}, options, report);
+  table.reserve(matches.size());
+  for (const CaseMatch& match : matches) table.add(match);
+  for (const std::string& metric : options.metrics) {
+    if (!table.metrics_seen.contains(metric)) {
+      throw Error(fmt::format("no case of either run has the metric \"{}\"", metric));
+    }
+  }
+  // Statistics for every comparable metric in one call: one false-discovery-rate adjustment.
+  const std::vector<MetricAssessment> assessed =
+      assess(table.inputs, {options.alpha, options.test});
+  table.release_inputs();  // before the remarks below take their memory
+  apply_assessments(assessed, table.compared, report);
+  settle_verdicts(table.pending, notes, base.runs, current.runs, report);
   report.undecided_fails = options.undecided_fails;
   settle_state(report);
   return report;
