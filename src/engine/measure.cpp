@@ -429,6 +429,136 @@ void run_operations(const Operation& op, OpsWorker& worker, Claim&& claim, CaseA
   worker.last_end = last_end;
 }
 
+// The workers of an operations case and what their batches added up to: the machine is told
+// of each finished batch, and the measured batches' errors are kept.
+class OpsBatches {
+ public:
+  OpsBatches(std::size_t workers, PhaseMachine& machine)
+      : m_count(workers), m_workers(std::make_unique<OpsWorker[]>(workers)), m_machine(machine) {}
+
+  std::size_t size() const { return m_count; }
+  OpsWorker& worker(std::size_t w) { return m_workers[w]; }
+  std::int64_t first_batch() { return m_machine.first_batch(); }
+
+  // Before a batch: whether it is measured; the histograms start empty at the first that is.
+  bool prepare() {
+    if (m_machine.measuring() && !m_histograms_cleared) {
+      for (std::size_t w = 0; w < m_count; ++w) m_workers[w].histogram.clear();
+      m_histograms_cleared = true;
+    }
+    return m_machine.measuring();
+  }
+
+  // Adds a finished batch to the machine; returns the next batch size.
+  std::int64_t finish(bool measured) {
+    std::int64_t busy = 0, done = 0, first = 0, last = 0;
+    for (std::size_t w = 0; w < m_count; ++w) {
+      const OpsWorker& worker = m_workers[w];
+      if (worker.done == 0) continue;
+      busy += worker.busy_ns;
+      done += worker.done;
+      if (measured) {
+        m_errors += worker.errors;
+        for (const auto& [code, count] : worker.error_codes) m_error_codes[code] += count;
+      }
+      first = first == 0 ? worker.first_start : std::min(first, worker.first_start);
+      last = std::max(last, worker.last_end);
+    }
+    return m_machine.after_batch(last - first, busy, done);
+  }
+
+  // The measured batches' errors and latencies, every worker's histogram merged.
+  CaseMeasurement measurement(double items_per_op) {
+    LatencyHistogram all;
+    for (std::size_t w = 0; w < m_count; ++w) all.merge(m_workers[w].histogram);
+    CaseMeasurement m;
+    m.items_per_op = items_per_op;
+    m.errors = m_errors;
+    m.error_codes = std::move(m_error_codes);
+    LatencySummary latency;
+    latency.n = static_cast<std::int64_t>(all.count());
+    latency.mean = all.mean();
+    latency.stddev = all.stddev();
+    latency.min = static_cast<double>(all.min());
+    latency.max = static_cast<double>(all.max());
+    latency.p50 = all.quantile(0.50);
+    latency.p90 = all.quantile(0.90);
+    latency.p95 = all.quantile(0.95);
+    latency.p99 = all.quantile(0.99);
+    latency.p999 = all.quantile(0.999);
+    m.latency = latency;
+    return m;
+  }
+
+ private:
+  std::size_t m_count;
+  std::unique_ptr<OpsWorker[]> m_workers;
+  PhaseMachine& m_machine;
+  std::int64_t m_errors = 0;
+  std::map<std::string, std::int64_t> m_error_codes;
+  bool m_histograms_cleared = false;
+};
+
+// Every batch on this thread.
+void run_batches_here(const Operation& op, OpsBatches& batches, CaseAbort& abort) {
+  std::int64_t n = batches.first_batch();
+  while (n > 0 && !abort.is_set()) {
+    const bool measured = batches.prepare();
+    std::int64_t left = n;
+    if (measured) counted_region_begin();
+    run_operations(
+        op, batches.worker(0), [&left] { return left-- > 0; }, abort);
+    counted_region_end();
+    if (abort.is_set()) break;
+    n = batches.finish(measured);
+  }
+}
+
+// Every batch on persistent workers: two barriers per batch (start, end) with this thread as
+// the (C+1)th participant, so no thread is created inside a measured batch.
+void run_batches_on_workers(const Operation& op, OpsBatches& batches, CaseAbort& abort) {
+  const auto participants = static_cast<std::ptrdiff_t>(batches.size()) + 1;
+  std::barrier start_line(participants);
+  std::barrier finish_line(participants);
+  std::atomic<std::int64_t> next_op{0};
+  std::int64_t budget = 0;
+  bool stop = false;
+  std::vector<std::thread> threads;
+  threads.reserve(batches.size());
+  for (std::size_t w = 0; w < batches.size(); ++w) {
+    threads.emplace_back([&, w] {
+      while (true) {
+        start_line.arrive_and_wait();
+        if (stop) return;
+        counted_thread_resume();
+        run_operations(
+            op, batches.worker(w),
+            [&] {
+              return !abort.is_set() && next_op.fetch_add(1, std::memory_order_relaxed) < budget;
+            },
+            abort);
+        counted_thread_pause();
+        finish_line.arrive_and_wait();
+      }
+    });
+  }
+  std::int64_t n = batches.first_batch();
+  while (n > 0 && !abort.is_set()) {
+    const bool measured = batches.prepare();
+    budget = n;
+    next_op.store(0);
+    if (measured) counted_region_begin();  // the barriers' waits are counted too
+    start_line.arrive_and_wait();
+    finish_line.arrive_and_wait();
+    counted_region_end();
+    if (abort.is_set()) break;
+    n = batches.finish(measured);
+  }
+  stop = true;
+  start_line.arrive_and_wait();
+  for (auto& thread : threads) thread.join();
+}
+
 CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
   // Declared in this order so that the operation goes first, then the State it may capture
   // by reference, then the objects kept with State::keep (held by the control).
@@ -437,118 +567,21 @@ CaseMeasurement measure_ops(const NativeCase& c, PhaseMachine& machine) {
   Operation op = c.benchmark->factory()(state);
   if (!op) throw Error("the benchmark function returned no operation");
 
-  const auto workers_count = static_cast<std::size_t>(c.concurrency);
-  auto workers = std::make_unique<OpsWorker[]>(workers_count);
+  OpsBatches batches(static_cast<std::size_t>(c.concurrency), machine);
   CaseAbort abort;
-  std::int64_t errors = 0;
-  std::map<std::string, std::int64_t> error_codes;
-  bool histograms_cleared = false;
-
-  // Adds a finished batch to the machine; returns the next batch size.
-  const auto finish_batch = [&](bool measured) {
-    std::int64_t busy = 0, done = 0, first = 0, last = 0;
-    for (std::size_t w = 0; w < workers_count; ++w) {
-      const OpsWorker& worker = workers[w];
-      if (worker.done == 0) continue;
-      busy += worker.busy_ns;
-      done += worker.done;
-      if (measured) {
-        errors += worker.errors;
-        for (const auto& [code, count] : worker.error_codes) error_codes[code] += count;
-      }
-      first = first == 0 ? worker.first_start : std::min(first, worker.first_start);
-      last = std::max(last, worker.last_end);
-    }
-    return machine.after_batch(last - first, busy, done);
-  };
-  const auto prepare_batch = [&] {
-    if (machine.measuring() && !histograms_cleared) {
-      for (std::size_t w = 0; w < workers_count; ++w) workers[w].histogram.clear();
-      histograms_cleared = true;
-    }
-    return machine.measuring();
-  };
-
-  if (workers_count == 1) {
-    std::int64_t n = machine.first_batch();
-    while (n > 0 && !abort.is_set()) {
-      const bool measured = prepare_batch();
-      std::int64_t left = n;
-      if (measured) counted_region_begin();
-      run_operations(
-          op, workers[0], [&left] { return left-- > 0; }, abort);
-      counted_region_end();
-      if (abort.is_set()) break;
-      n = finish_batch(measured);
-    }
+  if (batches.size() == 1) {
+    run_batches_here(op, batches, abort);
   } else {
-    // Persistent workers: two barriers per batch (start, end) with this thread as the
-    // (C+1)th participant, so no thread is created inside a measured batch.
-    std::barrier start_line(c.concurrency + 1);
-    std::barrier finish_line(c.concurrency + 1);
-    std::atomic<std::int64_t> next_op{0};
-    std::int64_t budget = 0;
-    bool stop = false;
-    std::vector<std::thread> threads;
-    threads.reserve(workers_count);
-    for (std::size_t w = 0; w < workers_count; ++w) {
-      threads.emplace_back([&, w] {
-        while (true) {
-          start_line.arrive_and_wait();
-          if (stop) return;
-          counted_thread_resume();
-          run_operations(
-              op, workers[w],
-              [&] {
-                return !abort.is_set() && next_op.fetch_add(1, std::memory_order_relaxed) < budget;
-              },
-              abort);
-          counted_thread_pause();
-          finish_line.arrive_and_wait();
-        }
-      });
-    }
-    std::int64_t n = machine.first_batch();
-    while (n > 0 && !abort.is_set()) {
-      const bool measured = prepare_batch();
-      budget = n;
-      next_op.store(0);
-      if (measured) counted_region_begin();  // the barriers' waits are counted too
-      start_line.arrive_and_wait();
-      finish_line.arrive_and_wait();
-      counted_region_end();
-      if (abort.is_set()) break;
-      n = finish_batch(measured);
-    }
-    stop = true;
-    start_line.arrive_and_wait();
-    for (auto& thread : threads) thread.join();
+    run_batches_on_workers(op, batches, abort);
   }
   if (abort.is_set()) throw Error(abort.reason());
 
-  LatencyHistogram all;
-  for (std::size_t w = 0; w < workers_count; ++w) all.merge(workers[w].histogram);
-  CaseMeasurement m;
-  m.items_per_op = control.items_per_op();
-  m.errors = errors;
-  m.error_codes = std::move(error_codes);
-  LatencySummary latency;
-  latency.n = static_cast<std::int64_t>(all.count());
-  latency.mean = all.mean();
-  latency.stddev = all.stddev();
-  latency.min = static_cast<double>(all.min());
-  latency.max = static_cast<double>(all.max());
-  latency.p50 = all.quantile(0.50);
-  latency.p90 = all.quantile(0.90);
-  latency.p95 = all.quantile(0.95);
-  latency.p99 = all.quantile(0.99);
-  latency.p999 = all.quantile(0.999);
-  m.latency = latency;
-  if (latency.n > 0 && latency.mean < 20 * clock_read_ns()) {
+  CaseMeasurement m = batches.measurement(control.items_per_op());
+  if (m.latency->n > 0 && m.latency->mean < 20 * clock_read_ns()) {
     m.warnings.push_back(fmt::format(
         "operations take {:.0f} ns on average and timing each adds about {:.0f} ns (two clock "
         "reads): per-operation latencies are dominated by the clock",
-        latency.mean, 2 * clock_read_ns()));
+        m.latency->mean, 2 * clock_read_ns()));
   }
   return m;
 }

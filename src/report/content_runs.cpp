@@ -2,6 +2,7 @@
 // the run record or of its environment, rows marked where compare finds the environments differ.
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -71,43 +72,74 @@ std::optional<std::string> with_detail(const std::optional<std::string>& name,
   return text;
 }
 
-// The rows of the Environment table, in order: a list of fields, long because there are many.
-std::vector<EnvField> env_fields() {
-  const auto count = [](const std::optional<std::int64_t>& v,
-                        const char* what) -> std::optional<std::string> {
+std::optional<std::string> count_of(const std::optional<std::int64_t>& v, const char* what) {
+  if (!v) return std::nullopt;
+  return format_integer(*v) + " " + what;
+}
+
+std::optional<std::string> bytes_of(const std::optional<std::int64_t>& v) {
+  if (!v) return std::nullopt;
+  return format_quantity(static_cast<double>(*v), "bytes");
+}
+
+std::optional<std::string> cpu_cores(const RunRecord& r) {
+  const CpuInfo& cpu = r.env.cpu;
+  return join_known({count_of(cpu.logical, "logical"), count_of(cpu.physical, "physical"),
+                     cpu.sockets
+                         ? std::optional<std::string>(format_integer(*cpu.sockets) +
+                                                      (*cpu.sockets == 1 ? " socket" : " sockets"))
+                         : std::nullopt});
+}
+
+std::optional<std::string> cpus_usable(const RunRecord& r) {
+  const CpuInfo& cpu = r.env.cpu;
+  // quota null means no cgroup limit (docs/environment.md); online and affinity null mean
+  // unknown.
+  return join_known({count_of(cpu.online, "online"), count_of(cpu.affinity, "in affinity"),
+                     std::optional<std::string>(
+                         cpu.quota ? fmt::format("quota {:g} CPUs", *cpu.quota) : "no quota")});
+}
+
+std::optional<std::string> caches(const RunRecord& r) {
+  const CacheBytes& c = r.env.cpu.cache_bytes;
+  const auto level = [](const char* name,
+                        const std::optional<std::int64_t>& v) -> std::optional<std::string> {
     if (!v) return std::nullopt;
-    return format_integer(*v) + " " + what;
+    return std::string(name) + " " + *bytes_of(v);
   };
-  const auto bytes = [](const std::optional<std::int64_t>& v) -> std::optional<std::string> {
-    if (!v) return std::nullopt;
-    return format_quantity(static_cast<double>(*v), "bytes");
+  return join_known({level("L1d", c.l1d), level("L2", c.l2), level("L3", c.l3)});
+}
+
+std::optional<std::string> postgres_settings(const RunRecord& r) {
+  if (!r.env.postgres) return std::nullopt;
+  const PostgresSettings& pg = *r.env.postgres;
+  const auto named = [](const char* name, const std::optional<std::string>& value) {
+    return value ? std::optional<std::string>(std::string(name) + " " + *value) : std::nullopt;
   };
-  std::vector<EnvField> fields{
+  std::optional<std::string> host;
+  if (pg.same_host) host = *pg.same_host ? "same host" : "another host";
+  return join_known({named("shared_buffers", pg.shared_buffers),
+                     named("synchronous_commit", pg.synchronous_commit), named("fsync", pg.fsync),
+                     named("max_connections", pg.max_connections), named("wal_level", pg.wal_level),
+                     named("work_mem", pg.work_mem), host});
+}
+
+std::optional<std::string> load_average(const RunRecord& r) {
+  if (!r.env.load_avg) return std::nullopt;
+  std::string text;
+  for (double v : *r.env.load_avg) text += (text.empty() ? "" : ", ") + fmt::format("{:.2f}", v);
+  return text;
+}
+
+// The Environment table's rows of the machine: host, CPU, memory.
+std::vector<EnvField> machine_fields() {
+  return {
       {"Host", [](const RunRecord& r) { return r.env.host; }},
       {"CPU",
        [](const RunRecord& r) { return with_detail(r.env.cpu.model, r.env.cpu.arch, " (", ")"); },
        {"cpu.model", "cpu.vendor", "cpu.arch"}},
-      {"CPU cores",
-       [count](const RunRecord& r) {
-         const CpuInfo& cpu = r.env.cpu;
-         return join_known(
-             {count(cpu.logical, "logical"), count(cpu.physical, "physical"),
-              cpu.sockets ? std::optional<std::string>(format_integer(*cpu.sockets) +
-                                                       (*cpu.sockets == 1 ? " socket" : " sockets"))
-                          : std::nullopt});
-       },
-       {"cpu.logical", "cpu.physical", "cpu.sockets"}},
-      {"CPUs usable",
-       [count](const RunRecord& r) -> std::optional<std::string> {
-         const CpuInfo& cpu = r.env.cpu;
-         // quota null means no cgroup limit (docs/environment.md); online and affinity null mean
-         // unknown.
-         return join_known(
-             {count(cpu.online, "online"), count(cpu.affinity, "in affinity"),
-              std::optional<std::string>(cpu.quota ? fmt::format("quota {:g} CPUs", *cpu.quota)
-                                                   : "no quota")});
-       },
-       {"cpu.online", "cpu.affinity", "cpu.quota"}},
+      {"CPU cores", cpu_cores, {"cpu.logical", "cpu.physical", "cpu.sockets"}},
+      {"CPUs usable", cpus_usable, {"cpu.online", "cpu.affinity", "cpu.quota"}},
       {"CPU frequency",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (!r.env.cpu.mhz) return std::nullopt;
@@ -116,27 +148,23 @@ std::vector<EnvField> env_fields() {
       {"Governor", [](const RunRecord& r) { return r.env.cpu.governor; }},
       {"Turbo", [](const RunRecord& r) { return on_off(r.env.cpu.turbo); }},
       {"SMT", [](const RunRecord& r) { return on_off(r.env.cpu.smt); }},
-      {"Caches",
-       [bytes](const RunRecord& r) {
-         const CacheBytes& c = r.env.cpu.cache_bytes;
-         const auto level =
-             [&](const char* name,
-                 const std::optional<std::int64_t>& v) -> std::optional<std::string> {
-           if (!v) return std::nullopt;
-           return std::string(name) + " " + *bytes(v);
-         };
-         return join_known({level("L1d", c.l1d), level("L2", c.l2), level("L3", c.l3)});
-       }},
+      {"Caches", caches},
       {"Memory",
-       [bytes](const RunRecord& r) { return bytes(r.env.memory.total_bytes); },
+       [](const RunRecord& r) { return bytes_of(r.env.memory.total_bytes); },
        {"memory.total_bytes"}},
       {"Memory limit",
-       [bytes](const RunRecord& r) -> std::optional<std::string> {
+       [](const RunRecord& r) -> std::optional<std::string> {
          // null means no cgroup limit (docs/environment.md).
          if (!r.env.memory.limit_bytes) return std::string("none");
-         return bytes(r.env.memory.limit_bytes);
+         return bytes_of(r.env.memory.limit_bytes);
        },
        {"memory.limit_bytes"}},
+  };
+}
+
+// The Environment table's rows of the system and the software: OS, container, clock, runtimes.
+std::vector<EnvField> software_fields() {
+  return {
       {"OS",
        [](const RunRecord& r) { return with_detail(r.env.os.name, r.env.os.version, " "); },
        {"os.name", "os.version"}},
@@ -181,33 +209,12 @@ std::vector<EnvField> env_fields() {
        {"runtimes.postgres_server"},
        true},
       {"PostgreSQL settings",
-       [](const RunRecord& r) -> std::optional<std::string> {
-         if (!r.env.postgres) return std::nullopt;
-         const PostgresSettings& pg = *r.env.postgres;
-         const auto named = [](const char* name, const std::optional<std::string>& value) {
-           return value ? std::optional<std::string>(std::string(name) + " " + *value)
-                        : std::nullopt;
-         };
-         std::optional<std::string> host;
-         if (pg.same_host) host = *pg.same_host ? "same host" : "another host";
-         return join_known({named("shared_buffers", pg.shared_buffers),
-                            named("synchronous_commit", pg.synchronous_commit),
-                            named("fsync", pg.fsync), named("max_connections", pg.max_connections),
-                            named("wal_level", pg.wal_level), named("work_mem", pg.work_mem),
-                            host});
-       },
+       postgres_settings,
        {"postgres.shared_buffers", "postgres.synchronous_commit", "postgres.fsync",
         "postgres.max_connections", "postgres.wal_level", "postgres.work_mem",
         "postgres.same_host"},
        true},
-      {"Load average",
-       [](const RunRecord& r) -> std::optional<std::string> {
-         if (!r.env.load_avg) return std::nullopt;
-         std::string text;
-         for (double v : *r.env.load_avg)
-           text += (text.empty() ? "" : ", ") + fmt::format("{:.2f}", v);
-         return text;
-       }},
+      {"Load average", load_average},
       {"Fingerprint",
        [](const RunRecord& r) -> std::optional<std::string> {
          if (r.env.fingerprint.empty()) return std::nullopt;
@@ -215,6 +222,14 @@ std::vector<EnvField> env_fields() {
        },
        env::comparability_fields()},
   };
+}
+
+// The rows of the Environment table, in order.
+std::vector<EnvField> env_fields() {
+  std::vector<EnvField> fields = machine_fields();
+  std::vector<EnvField> software = software_fields();
+  fields.insert(fields.end(), std::make_move_iterator(software.begin()),
+                std::make_move_iterator(software.end()));
   return fields;
 }
 

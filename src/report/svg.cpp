@@ -206,69 +206,47 @@ double legend(std::string& out, const std::vector<std::pair<std::string, int>>& 
   return y - y0 + row;
 }
 
-std::string line_chart(const LineChart& chart, const std::string& id) {
-  // Data ranges.
+// The extent of a line chart's data, y widened to show zero when it is near, and to a band
+// when every value is the same.
+struct DataRange {
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+};
+
+DataRange data_range(const LineChart& chart) {
+  DataRange r;
   for (const ChartSeries& s : chart.series) {
     for (const ChartPoint& p : s.points) {
-      xlo = std::min(xlo, p.x);
-      xhi = std::max(xhi, p.x);
-      ylo = std::min({ylo, p.y, p.low.value_or(p.y)});
-      yhi = std::max({yhi, p.y, p.high.value_or(p.y)});
+      r.xlo = std::min(r.xlo, p.x);
+      r.xhi = std::max(r.xhi, p.x);
+      r.ylo = std::min({r.ylo, p.y, p.low.value_or(p.y)});
+      r.yhi = std::max({r.yhi, p.y, p.high.value_or(p.y)});
     }
   }
-  if (!std::isfinite(xlo)) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
-  if (ylo >= 0 && ylo <= yhi * 0.5) ylo = 0;  // near zero anyway: show it
-  if (yhi == ylo) {
-    const double pad = ylo == 0 ? 1 : std::fabs(ylo) * 0.1;
-    ylo -= pad;
-    yhi += pad;
-    if (ylo < 0 && yhi > 0 && ylo + pad >= 0) ylo = 0;
+  if (!std::isfinite(r.xlo)) r = {0, 1, 0, 1};
+  if (r.ylo >= 0 && r.ylo <= r.yhi * 0.5) r.ylo = 0;  // near zero anyway: show it
+  if (r.yhi == r.ylo) {
+    const double pad = r.ylo == 0 ? 1 : std::fabs(r.ylo) * 0.1;
+    r.ylo -= pad;
+    r.yhi += pad;
+    if (r.ylo < 0 && r.yhi > 0 && r.ylo + pad >= 0) r.ylo = 0;
   }
-  const std::vector<double> yticks = nice_ticks(ylo, yhi, 5);
-  const int ydec = decimals_for(yticks.size() > 1 ? yticks[1] - yticks[0] : 1);
+  return r;
+}
 
-  std::string body;
-  // Legend on top.
-  std::vector<std::pair<std::string, int>> entries;
-  std::vector<bool> lines;
-  for (std::size_t i = 0; i < chart.series.size(); ++i) {
-    if (chart.series[i].points.empty()) continue;
-    const int style = i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i);
-    entries.emplace_back(chart.series[i].name, style);
-    lines.push_back(chart.series[i].line);
-  }
-  const double legend_height =
-      legend(body, entries, 14, lines, chart.marks.empty() ? std::string() : chart.marks_name);
-
-  double label_width = 0;
-  for (double t : yticks)
-    label_width = std::max(label_width, text_width(tick_label(t, ydec), k_tick_font));
-  const double left = std::max(48.0, label_width + 32);
-  const double right = 12;
-  const double top = 14 + legend_height + (chart.note.empty() ? 6 : 20);
-  if (!chart.note.empty()) {
-    body +=
-        text(k_width - right, top - 8, chart.note, "end", k_tick_font, R"( font-style="italic")");
-  }
-  const double plot_height = 190;
-  const double bottom_of_plot = top + plot_height;
-  const double height = bottom_of_plot + 50;
-
-  Scale y{yticks.front(), yticks.back(), bottom_of_plot, top, false};
-  Scale x;
-  x.p0 = left;
-  x.p1 = k_width - right;
+// The x axis's domain (its pixels are the caller's) and its ticks: the chart's own (positions
+// are indexes), decades or the values themselves on a log scale, or round numbers.
+std::vector<std::pair<double, std::string>> x_axis(const LineChart& chart, const DataRange& r,
+                                                   Scale& x) {
   std::vector<std::pair<double, std::string>> xticks = chart.x_ticks;
   if (!chart.x_ticks.empty()) {
     // Positions are indexes: half a step of room on each side.
-    x.d0 = xlo - 0.5;
-    x.d1 = xhi + 0.5;
-  } else if (chart.log_x && xlo > 0) {
+    x.d0 = r.xlo - 0.5;
+    x.d1 = r.xhi + 0.5;
+  } else if (chart.log_x && r.xlo > 0) {
     x.log = true;
-    const double span = std::max(std::log10(xhi) - std::log10(xlo), 1e-9);
-    x.d0 = std::log10(xlo) - span * 0.05;
-    x.d1 = std::log10(xhi) + span * 0.05;
+    const double span = std::max(std::log10(r.xhi) - std::log10(r.xlo), 1e-9);
+    x.d0 = std::log10(r.xlo) - span * 0.05;
+    x.d1 = std::log10(r.xhi) + span * 0.05;
     std::set<double> values;
     for (const ChartSeries& s : chart.series) {
       for (const ChartPoint& p : s.points) values.insert(p.x);
@@ -281,46 +259,61 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
         xticks.emplace_back(std::pow(10, e), fmt::format("{}", std::pow(10, e)));
     }
   } else {
-    const std::vector<double> ticks = nice_ticks(xlo, xhi == xlo ? xlo + 1 : xhi, 6);
+    const std::vector<double> ticks = nice_ticks(r.xlo, r.xhi == r.xlo ? r.xlo + 1 : r.xhi, 6);
     x.d0 = ticks.front();
     x.d1 = ticks.back();
     const int xdec = decimals_for(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
     for (double t : ticks) xticks.emplace_back(t, tick_label(t, xdec));
   }
+  return xticks;
+}
 
-  // Grid and y ticks.
+// Where a line chart's plot sits in the drawing.
+struct PlotArea {
+  double left = 0, right = 12, top = 0, bottom = 0;
+};
+
+// The grid and labels of the y ticks, the x ticks (skipping labels that would overlap the
+// previous one), the axes and their labels.
+void draw_axes(std::string& body, const LineChart& chart, const PlotArea& area, const Scale& x,
+               const Scale& y, const std::vector<double>& yticks, int ydec,
+               const std::vector<std::pair<double, std::string>>& xticks) {
   for (double t : yticks) {
     const double py = y(t);
-    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(left),
-                        num(py), num(k_width - right), num(py), k_grid);
-    body += text(left - 6, py + 4.5, tick_label(t, ydec), "end", k_tick_font);
+    body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(area.left),
+                        num(py), num(k_width - area.right), num(py), k_grid);
+    body += text(area.left - 6, py + 4.5, tick_label(t, ydec), "end", k_tick_font);
   }
-  // X ticks, skipping labels that would overlap the previous one.
   double last_right = -INFINITY;
   for (const auto& [v, label] : xticks) {
     const double px = x(v);
     body += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"/>)", num(px),
-                        num(bottom_of_plot), num(px), num(bottom_of_plot + 5), k_axis);
+                        num(area.bottom), num(px), num(area.bottom + 5), k_axis);
     const double w = text_width(label, k_tick_font);
     // Keep labels at the edges inside the drawing.
     const double cx = std::min(std::max(px, w / 2 + 2), k_width - w / 2 - 2);
     if (cx - w / 2 < last_right + 6) continue;
-    body += text(cx, bottom_of_plot + 19, label, "middle", k_tick_font);
+    body += text(cx, area.bottom + 19, label, "middle", k_tick_font);
     last_right = cx + w / 2;
   }
-  // Axes and labels.
-  body += fmt::format(R"(<path d="M{},{}V{}H{}" fill="none" stroke="{}"/>)", num(left), num(top),
-                      num(bottom_of_plot), num(k_width - right), k_axis);
-  body += text((left + k_width - right) / 2, bottom_of_plot + 40, chart.x_label, "middle",
+  body += fmt::format(R"(<path d="M{},{}V{}H{}" fill="none" stroke="{}"/>)", num(area.left),
+                      num(area.top), num(area.bottom), num(k_width - area.right), k_axis);
+  body += text((area.left + k_width - area.right) / 2, area.bottom + 40, chart.x_label, "middle",
                k_label_font);
-  const double ymid = (top + bottom_of_plot) / 2;
+  const double ymid = (area.top + area.bottom) / 2;
   body += text(14, ymid, chart.y_label, "middle", k_label_font,
                fmt::format(R"x( transform="rotate(-90 14 {})")x", num(ymid)));
+}
 
-  // Series: whiskers for bands, then lines, then markers.
+const Style& series_style(const LineChart& chart, std::size_t i) {
+  return style_at(i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i));
+}
+
+// The series: whiskers for bands, then lines, then markers over both.
+void draw_series(std::string& body, const LineChart& chart, const Scale& x, const Scale& y) {
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
-    const Style& st = style_at(i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i));
+    const Style& st = series_style(chart, i);
     if (!s.line) continue;
     for (const ChartPoint& p : s.points) {
       if (!p.low || !p.high) continue;
@@ -341,25 +334,69 @@ std::string line_chart(const LineChart& chart, const std::string& id) {
   }
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
-    const Style& st = style_at(i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i));
+    const Style& st = series_style(chart, i);
     for (const ChartPoint& p : s.points)
       body += marker(st, x(p.x), y(p.y), s.line ? 3.5 : 6.5, !s.line, p.tip);
   }
-  // Marks over the series, each a group whose <title> is the tooltip of its line and flag.
+}
+
+// Marks over the series, each a group whose <title> is the tooltip of its line and flag.
+void draw_marks(std::string& body, const LineChart& chart, const PlotArea& area, const Scale& x) {
   for (const ChartMark& m : chart.marks) {
     const double px = x(m.x);
     const double w = text_width(m.label, k_tick_font);
-    const bool label_left = px + 8 + w > k_width - right;
+    const bool label_left = px + 8 + w > k_width - area.right;
     body += R"(<g class="change-point">)";
     body += "<title>" + escape_html(m.tip) + "</title>";
-    body += mark_line(px, top + 2, bottom_of_plot);
-    body += mark_flag(px, top + 10);
+    body += mark_line(px, area.top + 2, area.bottom);
+    body += mark_flag(px, area.top + 10);
     // A white halo keeps the label readable over the grid and the lines.
-    body += text(label_left ? px - 8 : px + 8, top + 11, m.label, label_left ? "end" : "start",
+    body += text(label_left ? px - 8 : px + 8, area.top + 11, m.label, label_left ? "end" : "start",
                  k_tick_font, R"( stroke="#ffffff" stroke-width="3" paint-order="stroke")");
     body += "</g>";
   }
+}
 
+std::string line_chart(const LineChart& chart, const std::string& id) {
+  const DataRange range = data_range(chart);
+  const std::vector<double> yticks = nice_ticks(range.ylo, range.yhi, 5);
+  const int ydec = decimals_for(yticks.size() > 1 ? yticks[1] - yticks[0] : 1);
+
+  std::string body;
+  // Legend on top.
+  std::vector<std::pair<std::string, int>> entries;
+  std::vector<bool> lines;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    if (chart.series[i].points.empty()) continue;
+    const int style = i < chart.styles.size() ? chart.styles[i] : static_cast<int>(i);
+    entries.emplace_back(chart.series[i].name, style);
+    lines.push_back(chart.series[i].line);
+  }
+  const double legend_height =
+      legend(body, entries, 14, lines, chart.marks.empty() ? std::string() : chart.marks_name);
+
+  double label_width = 0;
+  for (double t : yticks)
+    label_width = std::max(label_width, text_width(tick_label(t, ydec), k_tick_font));
+  PlotArea area;
+  area.left = std::max(48.0, label_width + 32);
+  area.top = 14 + legend_height + (chart.note.empty() ? 6 : 20);
+  if (!chart.note.empty()) {
+    body += text(k_width - area.right, area.top - 8, chart.note, "end", k_tick_font,
+                 R"( font-style="italic")");
+  }
+  const double plot_height = 190;
+  area.bottom = area.top + plot_height;
+  const double height = area.bottom + 50;
+
+  const Scale y{yticks.front(), yticks.back(), area.bottom, area.top, false};
+  Scale x;
+  x.p0 = area.left;
+  x.p1 = k_width - area.right;
+  const std::vector<std::pair<double, std::string>> xticks = x_axis(chart, range, x);
+  draw_axes(body, chart, area, x, y, yticks, ydec, xticks);
+  draw_series(body, chart, x, y);
+  draw_marks(body, chart, area, x);
   return fmt::format(
       R"(<svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}" class="chart line-chart"><title id="{}">{}</title>{}</svg>)",
       num(k_width), num(height), id, id,
