@@ -249,153 +249,191 @@ Config gate_config_at(const std::filesystem::path& repository, const std::string
   return config;
 }
 
-GateMeasurement measure_revisions(const GateSettings& settings) {
-  std::mutex say_mutex;  // a duet's two sides report from two threads
-  const auto say = [&](const std::string& line) {
-    const std::lock_guard lock(say_mutex);
-    if (settings.progress) settings.progress(line);
-  };
-  const std::filesystem::path repository = repository_root(settings.start, settings.log);
-  SideState base{"base", resolve_commit(repository, settings.base_revision, settings.log), {}, {}};
-  SideState head{"head", resolve_commit(repository, settings.head_revision, settings.log), {}, {}};
-  say(fmt::format("base = {} ({}), head = {} ({})", short_commit(base.commit),
-                  settings.base_revision, short_commit(head.commit), settings.head_revision));
+namespace {
 
-  throw_if_stopped();
-  GateMeasurement out;
-  out.base_commit = base.commit;
-  out.head_commit = head.commit;
-  // Everything the configuration decides is checked before anything is checked out or built.
+// [entry][round]: the arguments of each gate.run entry's share in each round.
+using RoundPlan = std::vector<std::vector<std::vector<std::string>>>;
+
+// One gate from its sides' commits to its last look. Each phase is a member; what they measured
+// is in `m_out`.
+class GateRun {
+ public:
+  explicit GateRun(const GateSettings& settings) : m_settings(settings) {}
+
+  GateMeasurement run() {
+    const std::filesystem::path repository = repository_root(m_settings.start, m_settings.log);
+    m_base = {"base", resolve_commit(repository, m_settings.base_revision, m_settings.log), {}, {}};
+    m_head = {"head", resolve_commit(repository, m_settings.head_revision, m_settings.log), {}, {}};
+    say(fmt::format("base = {} ({}), head = {} ({})", short_commit(m_base.commit),
+                    m_settings.base_revision, short_commit(m_head.commit),
+                    m_settings.head_revision));
+    throw_if_stopped();
+    m_out.base_commit = m_base.commit;
+    m_out.head_commit = m_head.commit;
+    // Everything the configuration decides is checked before anything is checked out or built.
+    read_configuration(repository);
+    plan_rounds();
+    // A duet needs its CPU sets before anything is built.
+    if (m_out.order == Order::duet) m_halves = cpu_halves();
+    check_out_and_build(repository);
+
+    m_started = std::chrono::steady_clock::now();
+    planned_rounds();
+    const double planned_seconds = elapsed();
+    m_out.rounds = m_out.planned_rounds;
+    snapshot();
+    if (m_settings.judge) extra_pairs(planned_seconds);
+    return std::move(m_out);
+  }
+
+ private:
+  void say(const std::string& line) {
+    const std::lock_guard lock(m_say_mutex);  // a duet's two sides report from two threads
+    if (m_settings.progress) m_settings.progress(line);
+  }
+
+  void warn(const std::string& warning) {
+    std::vector<std::string>& warnings = m_out.warnings;
+    if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end())
+      warnings.push_back(warning);
+  }
+
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+  }
+
   // The change under review must not decide its own gate: base's section builds, measures and
   // judges; the head's only adds entries and a second judgement (docs/ci-gate.md).
-  const std::string head_origin = "benchledger.json at " + settings.head_revision;
-  Config head_file = gate_config_at(repository, head.commit, settings.head_revision, settings.log);
-  if (settings.check_config) settings.check_config(head_file, head_origin);
-  std::string origin = head_origin;  // the file whose entries base's rounds run
-  if (std::optional<Config> base_file = base_gate_config(
-          repository, base.commit, settings.base_revision, settings, out.warnings)) {
-    origin = "benchledger.json at " + settings.base_revision;
-    out.config = std::move(*base_file);
-    out.head_config = std::move(head_file);
-  } else {
-    out.config = std::move(head_file);
-  }
-  const GateSpec& spec = *out.config.gate;
-  const std::vector<RunEntry> run_list =
-      run_entries(spec, out.head_config ? &*out.head_config->gate : nullptr);
-  const Order order =
-      settings.order.value_or(spec.duet.value_or(false) ? Order::duet : Order::interleaved);
-  out.order = order;
-  // rounds[entry][round]: the arguments of each entry's share in each round.
-  const int wanted = settings.rounds.value_or(spec.rounds.value_or(k_default_rounds));
-  std::vector<std::vector<std::vector<std::string>>> plan;
-  std::size_t round_count = 0;
-  for (std::size_t i = 0; i < run_list.size(); ++i) {
-    try {
-      plan.push_back(round_arguments(run_list[i].words, wanted));
-    } catch (const Error& e) {
-      throw Error(fmt::format("{}: field \"gate.run[{}]\" \"{}\": {}",
-                              run_list[i].head_only ? head_origin : origin, i, run_list[i].text,
-                              e.what()));
+  void read_configuration(const std::filesystem::path& repository) {
+    m_head_origin = "benchledger.json at " + m_settings.head_revision;
+    Config head_file =
+        gate_config_at(repository, m_head.commit, m_settings.head_revision, m_settings.log);
+    if (m_settings.check_config) m_settings.check_config(head_file, m_head_origin);
+    m_origin = m_head_origin;  // the file whose entries base's rounds run
+    if (std::optional<Config> base_file = base_gate_config(
+            repository, m_base.commit, m_settings.base_revision, m_settings, m_out.warnings)) {
+      m_origin = "benchledger.json at " + m_settings.base_revision;
+      m_out.config = std::move(*base_file);
+      m_out.head_config = std::move(head_file);
+    } else {
+      m_out.config = std::move(head_file);
     }
-    round_count = std::max(round_count, plan.back().size());
+    const GateSpec& spec = *m_out.config.gate;
+    m_run_list = run_entries(spec, m_out.head_config ? &*m_out.head_config->gate : nullptr);
+    m_out.order =
+        m_settings.order.value_or(spec.duet.value_or(false) ? Order::duet : Order::interleaved);
   }
-  out.planned_rounds = static_cast<int>(round_count);
-  // A duet needs its CPU sets before anything is built.
-  const std::array<std::vector<int>, 2> halves =
-      order == Order::duet ? cpu_halves() : std::array<std::vector<int>, 2>{};
 
-  // A gate killed outright (SIGKILL) left its worktrees in git's list: their folders are gone by
-  // now (the command line removes what it can prove is a dead gate's), so git forgets them.
-  prune_worktrees(repository, settings.log);
-  head.worktree =
-      std::make_unique<Worktree>(repository, head.commit, settings.work / "head", settings.log);
-  if (settings.keep_worktrees) head.worktree->keep();
-  base.worktree =
-      std::make_unique<Worktree>(repository, base.commit, settings.work / "base", settings.log);
-  if (settings.keep_worktrees) base.worktree->keep();
-  throw_if_stopped();
+  // Each entry's arguments split into its rounds' shares; the plan is as long as the longest.
+  void plan_rounds() {
+    const GateSpec& spec = *m_out.config.gate;
+    const int wanted = m_settings.rounds.value_or(spec.rounds.value_or(k_default_rounds));
+    for (std::size_t i = 0; i < m_run_list.size(); ++i) {
+      try {
+        m_plan.push_back(round_arguments(m_run_list[i].words, wanted));
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}: field \"gate.run[{}]\" \"{}\": {}",
+                                m_run_list[i].head_only ? m_head_origin : m_origin, i,
+                                m_run_list[i].text, e.what()));
+      }
+      m_round_count = std::max(m_round_count, m_plan.back().size());
+    }
+    m_out.planned_rounds = static_cast<int>(m_round_count);
+  }
 
-  if (spec.build) {
-    for (SideState* side : {&base, &head}) {
-      say("building " + side->name);
-      run_shell_step(*side, "build", *spec.build, settings);
+  void check_out_and_build(const std::filesystem::path& repository) {
+    // A gate killed outright (SIGKILL) left its worktrees in git's list: their folders are gone
+    // by now (the command line removes what it can prove is a dead gate's), so git forgets them.
+    prune_worktrees(repository, m_settings.log);
+    for (SideState* side : {&m_head, &m_base}) {
+      side->worktree = std::make_unique<Worktree>(repository, side->commit,
+                                                  m_settings.work / side->name, m_settings.log);
+      if (m_settings.keep_worktrees) side->worktree->keep();
+    }
+    throw_if_stopped();
+    if (const std::optional<std::string>& build = m_out.config.gate->build) {
+      for (SideState* side : {&m_base, &m_head}) {
+        say("building " + side->name);
+        run_shell_step(*side, "build", *build, m_settings);
+      }
     }
   }
 
-  std::set<std::string> base_entry_cases;  // what base's entries measured on the head
-  const auto warn = [&](const std::string& warning) {
-    if (std::find(out.warnings.begin(), out.warnings.end(), warning) == out.warnings.end())
-      out.warnings.push_back(warning);
-  };
   // One round of the entries in `entries` on one side; an extra round (past the plan) repeats
   // the entry's shares in turn.
-  const auto measure = [&](SideState& side, std::size_t round, const std::vector<bool>& entries,
-                           const std::vector<int>& cpus) {
-    say(cpus.empty() ? fmt::format("round {}: {}", round + 1, side.name)
-                     : fmt::format("round {}: {} on CPUs {}", round + 1, side.name,
-                                   fmt::join(cpus, ",")));
-    if (spec.prepare) run_shell_step(side, "prepare", *spec.prepare, settings);
-    for (std::size_t entry = 0; entry < plan.size(); ++entry) {
+  void measure(SideState& side, std::size_t round, const std::vector<bool>& entries,
+               const std::vector<int>& cpus) {
+    say(cpus.empty()
+            ? fmt::format("round {}: {}", round + 1, side.name)
+            : fmt::format("round {}: {} on CPUs {}", round + 1, side.name, fmt::join(cpus, ",")));
+    const GateSpec& spec = *m_out.config.gate;
+    if (spec.prepare) run_shell_step(side, "prepare", *spec.prepare, m_settings);
+    for (std::size_t entry = 0; entry < m_plan.size(); ++entry) {
       if (!entries[entry]) continue;
-      if (run_list[entry].head_only && &side == &base) continue;  // measures the head alone
-      const std::size_t shares = plan[entry].size();
-      if (round >= shares && round < round_count) continue;  // a shorter plan than another's
-      const std::vector<std::string>& share = plan[entry][round % shares];
-      std::vector<std::string> argv;
-      if (spec.program) {
-        const std::filesystem::path program(*spec.program);
-        argv.push_back(program.is_absolute() ? program.string()
-                                             : (side.worktree->path() / program).string());
-      } else {
-        argv = {settings.benchledger.string(), "run"};
-      }
-      argv.insert(argv.end(), {"--dry-run", "--format", "json", "--quiet"});
-      argv.insert(argv.end(), share.begin(), share.end());
-      const std::string what = fmt::format("round {} of {} ({}), gate.run[{}]", round + 1,
-                                           side.name, short_commit(side.commit), entry);
-      log_line(settings, "== " + what + ": " + join(argv));
-      const StepRun done = run_step(argv, side, true, cpus, settings);
-      throw_if_stopped();
-      // 1: a case failed, and its record says how: the comparison judges it.
-      if (done.result.exit_code != 0 && done.result.exit_code != 1 && &side == &head &&
-          run_list[entry].removed_by_head) {
-        warn(fmt::format(
-            "gate.run entry \"{}\", which the head's benchledger.json no longer has, could not "
-            "run on head ({}): the head stopped running it, so its cases are missing there",
-            run_list[entry].text, done.result.describe()));
-        continue;
-      }
-      if (done.result.exit_code != 0 && done.result.exit_code != 1) {
-        throw step_failed(side, fmt::format("round {}, gate.run[{}]", round + 1, entry),
-                          fmt::format("{}: `{}`", what, model::redact_secrets(join(argv))),
-                          join(argv), done, settings);
-      }
-      Round data = parse_round(done.result.output, what);
-      log_failed_cases(data, what, settings);
-      if (&side == &head) {
-        if (const auto left_out = keep_head_results(run_list[entry], data, base_entry_cases))
-          warn(*left_out);
-      }
-      side.rounds.push_back({entry, round, std::move(data)});
+      if (m_run_list[entry].head_only && &side == &m_base) continue;  // measures the head alone
+      const std::size_t shares = m_plan[entry].size();
+      if (round >= shares && round < m_round_count) continue;  // a shorter plan than another's
+      measure_entry(side, round, entry, m_plan[entry][round % shares], cpus);
     }
-  };
+  }
+
+  void measure_entry(SideState& side, std::size_t round, std::size_t entry,
+                     const std::vector<std::string>& share, const std::vector<int>& cpus) {
+    const GateSpec& spec = *m_out.config.gate;
+    std::vector<std::string> argv;
+    if (spec.program) {
+      const std::filesystem::path program(*spec.program);
+      argv.push_back(program.is_absolute() ? program.string()
+                                           : (side.worktree->path() / program).string());
+    } else {
+      argv = {m_settings.benchledger.string(), "run"};
+    }
+    argv.insert(argv.end(), {"--dry-run", "--format", "json", "--quiet"});
+    argv.insert(argv.end(), share.begin(), share.end());
+    const std::string what = fmt::format("round {} of {} ({}), gate.run[{}]", round + 1, side.name,
+                                         short_commit(side.commit), entry);
+    log_line(m_settings, "== " + what + ": " + join(argv));
+    const StepRun done = run_step(argv, side, true, cpus, m_settings);
+    throw_if_stopped();
+    // 1: a case failed, and its record says how: the comparison judges it.
+    const bool ran = done.result.exit_code == 0 || done.result.exit_code == 1;
+    if (!ran && &side == &m_head && m_run_list[entry].removed_by_head) {
+      warn(fmt::format(
+          "gate.run entry \"{}\", which the head's benchledger.json no longer has, could not "
+          "run on head ({}): the head stopped running it, so its cases are missing there",
+          m_run_list[entry].text, done.result.describe()));
+      return;
+    }
+    if (!ran) {
+      throw step_failed(side, fmt::format("round {}, gate.run[{}]", round + 1, entry),
+                        fmt::format("{}: `{}`", what, model::redact_secrets(join(argv))),
+                        join(argv), done, m_settings);
+    }
+    Round data = parse_round(done.result.output, what);
+    log_failed_cases(data, what, m_settings);
+    if (&side == &m_head) {
+      if (const auto left_out = keep_head_results(m_run_list[entry], data, m_base_entry_cases))
+        warn(*left_out);
+    }
+    side.rounds.push_back({entry, round, std::move(data)});
+  }
+
   // One pair: alternating which side goes first cancels a steady trend as well as a step; a
   // duet runs both at once, swapping the halves of the CPUs every round.
-  const auto measure_pair = [&](std::size_t round, const std::vector<bool>& entries) {
-    if (order == Order::duet) {
+  void measure_pair(std::size_t round, const std::vector<bool>& entries) {
+    if (m_out.order == Order::duet) {
       const std::size_t first = round % 2;
       std::exception_ptr base_error;
       std::thread base_thread([&] {
         try {
-          measure(base, round, entries, halves[first]);
+          measure(m_base, round, entries, m_halves[first]);
         } catch (...) {
           base_error = std::current_exception();
         }
       });
       std::exception_ptr head_error;
       try {
-        measure(head, round, entries, halves[1 - first]);
+        measure(m_head, round, entries, m_halves[1 - first]);
       } catch (...) {
         head_error = std::current_exception();
       }
@@ -403,78 +441,102 @@ GateMeasurement measure_revisions(const GateSettings& settings) {
       if (base_error) std::rethrow_exception(base_error);
       if (head_error) std::rethrow_exception(head_error);
     } else if (round % 2 == 0) {
-      measure(base, round, entries, {});
-      measure(head, round, entries, {});
+      measure(m_base, round, entries, {});
+      measure(m_head, round, entries, {});
     } else {
-      measure(head, round, entries, {});
-      measure(base, round, entries, {});
+      measure(m_head, round, entries, {});
+      measure(m_base, round, entries, {});
     }
-  };
-  const auto started = std::chrono::steady_clock::now();
-  const auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  };
-  const std::vector<bool> every_entry(plan.size(), true);
-  if (order == Order::sequential) {
-    for (SideState* side : {&base, &head}) {
-      for (std::size_t round = 0; round < round_count; ++round)
-        measure(*side, round, every_entry, {});
-    }
-  } else {
-    for (std::size_t round = 0; round < round_count; ++round) measure_pair(round, every_entry);
   }
-  const double planned_seconds = elapsed();
-  out.rounds = out.planned_rounds;
 
-  const auto snapshot = [&] {
-    out.base = pool_rounds(rounds_of(base), "base", settings.command);
-    out.head = pool_rounds(rounds_of(head), "head", settings.command);
-    out.pairs = round_pairs(base.rounds, head.rounds);
-    out.seconds = elapsed();
-  };
-  snapshot();
-  if (!settings.judge) return out;
-  // More pairs for the cases still undecided, only the entries that measure them, while the
-  // budget lasts, with a look whenever the pairs have grown by half (stats::next_look) and a last
-  // one where the budget or k_max_rounds ends them: the judge's levels make every look valid
-  // (docs/statistics.md).
-  const bool extra_allowed = order != Order::sequential;
-  out.budget =
-      extra_allowed ? settings.budget.value_or(spec.budget.value_or(3.0 * planned_seconds)) : 0.0;
-  std::set<std::string> undecided = settings.judge(out, ++out.looks);
-  std::size_t round = round_count;
-  std::size_t look_at = stats::next_look(std::max<std::size_t>(round_count, 1));
-  double last_pair = planned_seconds / static_cast<double>(std::max<std::size_t>(round_count, 1));
-  const auto pair_fits = [&] {
-    return round < static_cast<std::size_t>(k_max_rounds) &&
-           elapsed() - planned_seconds + last_pair <= out.budget;
-  };
-  while (!undecided.empty() && out.budget > 0.0 && pair_fits()) {
-    std::vector<bool> entries(plan.size(), false);
-    for (const MeasuredRound& measured : base.rounds) {
+  void planned_rounds() {
+    const std::vector<bool> every_entry(m_plan.size(), true);
+    if (m_out.order == Order::sequential) {
+      for (SideState* side : {&m_base, &m_head}) {
+        for (std::size_t round = 0; round < m_round_count; ++round)
+          measure(*side, round, every_entry, {});
+      }
+    } else {
+      for (std::size_t round = 0; round < m_round_count; ++round) measure_pair(round, every_entry);
+    }
+  }
+
+  void snapshot() {
+    m_out.base = pool_rounds(rounds_of(m_base), "base", m_settings.command);
+    m_out.head = pool_rounds(rounds_of(m_head), "head", m_settings.command);
+    m_out.pairs = round_pairs(m_base.rounds, m_head.rounds);
+    m_out.seconds = elapsed();
+  }
+
+  // The entries whose base rounds measured an undecided case.
+  std::vector<bool> entries_measuring(const std::set<std::string>& undecided) const {
+    std::vector<bool> entries(m_plan.size(), false);
+    for (const MeasuredRound& measured : m_base.rounds) {
       for (const ResultRecord& result : measured.data.results) {
         if (undecided.contains(case_key(result.bench, result.params)))
           entries[measured.entry] = true;
       }
     }
-    if (std::none_of(entries.begin(), entries.end(), [](bool e) { return e; })) break;
-    say(fmt::format(
-        "{} undecided: pairs {} to {} before the next look",
-        undecided.size() == 1 ? std::string("1 case") : fmt::format("{} cases", undecided.size()),
-        round + 1, look_at));
-    do {
-      const double before = elapsed();
-      measure_pair(round, entries);
-      last_pair = elapsed() - before;
-      ++round;
-    } while (round < look_at && pair_fits());
-    out.rounds = static_cast<int>(round);
-    snapshot();
-    undecided = settings.judge(out, ++out.looks);
-    look_at = stats::next_look(round);
+    return entries;
   }
-  if (out.budget > 0.0) out.undecided = std::move(undecided);
-  return out;
+
+  // More pairs for the cases still undecided, only the entries that measure them, while the
+  // budget lasts, with a look whenever the pairs have grown by half (stats::next_look) and a
+  // last one where the budget or k_max_rounds ends them: the judge's levels make every look
+  // valid (docs/statistics.md).
+  void extra_pairs(double planned_seconds) {
+    const GateSpec& spec = *m_out.config.gate;
+    const bool extra_allowed = m_out.order != Order::sequential;
+    m_out.budget = extra_allowed
+                       ? m_settings.budget.value_or(spec.budget.value_or(3.0 * planned_seconds))
+                       : 0.0;
+    std::set<std::string> undecided = m_settings.judge(m_out, ++m_out.looks);
+    std::size_t round = m_round_count;
+    std::size_t look_at = stats::next_look(std::max<std::size_t>(m_round_count, 1));
+    double last_pair =
+        planned_seconds / static_cast<double>(std::max<std::size_t>(m_round_count, 1));
+    const auto pair_fits = [&] {
+      return round < static_cast<std::size_t>(k_max_rounds) &&
+             elapsed() - planned_seconds + last_pair <= m_out.budget;
+    };
+    while (!undecided.empty() && m_out.budget > 0.0 && pair_fits()) {
+      const std::vector<bool> entries = entries_measuring(undecided);
+      if (std::none_of(entries.begin(), entries.end(), [](bool e) { return e; })) break;
+      say(fmt::format(
+          "{} undecided: pairs {} to {} before the next look",
+          undecided.size() == 1 ? std::string("1 case") : fmt::format("{} cases", undecided.size()),
+          round + 1, look_at));
+      do {
+        const double before = elapsed();
+        measure_pair(round, entries);
+        last_pair = elapsed() - before;
+        ++round;
+      } while (round < look_at && pair_fits());
+      m_out.rounds = static_cast<int>(round);
+      snapshot();
+      undecided = m_settings.judge(m_out, ++m_out.looks);
+      look_at = stats::next_look(round);
+    }
+    if (m_out.budget > 0.0) m_out.undecided = std::move(undecided);
+  }
+
+  const GateSettings& m_settings;
+  std::mutex m_say_mutex;
+  SideState m_base, m_head;
+  GateMeasurement m_out;
+  std::string m_origin, m_head_origin;  // where base's and the head's gate sections come from
+  std::vector<RunEntry> m_run_list;
+  RoundPlan m_plan;
+  std::size_t m_round_count = 0;
+  std::array<std::vector<int>, 2> m_halves;  // a duet's CPUs
+  std::set<std::string> m_base_entry_cases;  // what base's entries measured on the head
+  std::chrono::steady_clock::time_point m_started;
+};
+
+}  // namespace
+
+GateMeasurement measure_revisions(const GateSettings& settings) {
+  return GateRun(settings).run();
 }
 
 }  // namespace benchledger::gate
