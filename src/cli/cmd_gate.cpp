@@ -136,23 +136,27 @@ void remove_abandoned_worktrees(const std::filesystem::path& log) {
   }
 }
 
-int run_gate(const GateCliOptions& options) {
-  // Checks the flags before anything is checked out.
-  std::ignore = compare_options_from(options.judging, Config{});
-  const std::filesystem::path out = std::filesystem::absolute(options.out);
+// --out, made if needed, without the outputs of an earlier gate: they must not pass for this
+// one's if it stops early.
+std::filesystem::path fresh_out(const std::string& option) {
+  const std::filesystem::path out = std::filesystem::absolute(option);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) throw Error(fmt::format("cannot create --out {}: {}", out.string(), ec.message()));
-  // Results of an earlier gate must not pass for this one's if it stops early.
   for (const char* name :
        {"comparison.md", "comparison.json", "comparison.xml", "comparison.txt", "gate.log"}) {
     remove_earlier_output(out / name);
   }
+  return out;
+}
 
+// What the flags say of the measuring; the work folder and the judge are the caller's.
+gate::GateSettings gate_settings(const GateCliOptions& options, const std::filesystem::path& out) {
   gate::GateSettings settings;
   settings.start = std::filesystem::current_path();
   settings.base_revision = options.base;
   settings.head_revision = options.head;
+  std::error_code ec;
   settings.benchledger = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot find this program's own path: " + ec.message());
   settings.rounds = options.rounds;
@@ -173,6 +177,27 @@ int run_gate(const GateCliOptions& options) {
     check_gate_run_entries(config, origin);
     std::ignore = gate_judging(options, config);
   };
+  return settings;
+}
+
+// The comparison in every form under --out, and as a table on standard output.
+void write_gate_outputs(const std::filesystem::path& out, const compare::ComparisonReport& report) {
+  write_file(out / "comparison.md",
+             report::fit_comment(report::render_comparison_markdown(report), k_comment_limit,
+                                 "comparison.md in the job's artifacts"));
+  write_file(out / "comparison.json", report::render_comparison_json(report));
+  write_file(out / "comparison.xml", report::render_comparison_junit(report));
+  write_file(out / "comparison.txt", report::render_comparison_table(report, false));
+  std::cout << report::render_comparison_table(report, use_colour(STDOUT_FILENO));
+  std::cout.flush();
+  if (!std::cout) throw Error("cannot write the comparison to standard output");
+}
+
+int run_gate(const GateCliOptions& options) {
+  // Checks the flags before anything is checked out.
+  std::ignore = compare_options_from(options.judging, Config{});
+  const std::filesystem::path out = fresh_out(options.out);
+  gate::GateSettings settings = gate_settings(options, out);
   remove_abandoned_worktrees(settings.log);
   const WorkDirectory work("gate", options.keep_worktrees);
   settings.work = work.path();
@@ -223,15 +248,7 @@ int run_gate(const GateCliOptions& options) {
         report::plural(measured.undecided.size(), "case", "cases")));
   }
 
-  write_file(out / "comparison.md",
-             report::fit_comment(report::render_comparison_markdown(report), k_comment_limit,
-                                 "comparison.md in the job's artifacts"));
-  write_file(out / "comparison.json", report::render_comparison_json(report));
-  write_file(out / "comparison.xml", report::render_comparison_junit(report));
-  write_file(out / "comparison.txt", report::render_comparison_table(report, false));
-  std::cout << report::render_comparison_table(report, use_colour(STDOUT_FILENO));
-  std::cout.flush();
-  if (!std::cout) throw Error("cannot write the comparison to standard output");
+  write_gate_outputs(out, report);
   std::cerr << fmt::format(
       "gate: {}: {} rounds a side ({} planned, {} {}), {}, {:.0f} s; runs {} (base) and {} (head) "
       "in {}; results in {}\n",
