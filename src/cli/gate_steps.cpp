@@ -1,8 +1,5 @@
 #include "cli/gate_steps.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <system_error>
@@ -15,40 +12,28 @@
 #include "cli/compare_flags.hpp"
 #include "cli/run_frontend.hpp"
 #include "cli/run_steps.hpp"
-#include "engine/scratch_dir.hpp"
 #include "gate/process.hpp"
 #include "gate/worktree.hpp"
 #include "ledger/ledger_file.hpp"
+#include "process/temp_dir.hpp"
 
 namespace benchledger::cli {
 
-WorkDirectory::WorkDirectory(const std::string& name, bool keep) : m_keep(keep) {
-  std::string pattern = (parent() / ("benchledger-" + name + "-XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw Error(
-        fmt::format("cannot create a temporary directory {}: {}", pattern, std::strerror(errno)));
-  }
-  m_path = pattern;
-  try {
-    gate::claim_work_directory(m_path);
-  } catch (const Error&) {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-    throw;
-  }
+WorkDirectory::WorkDirectory(const std::string& name, bool keep)
+    : m_dir("benchledger-" + name, "the worktrees"), m_keep(keep) {
+  gate::claim_work_directory(m_dir.path());  // m_dir goes with the Error it may throw
 }
 
 WorkDirectory::~WorkDirectory() {
-  std::error_code ignored;  // the worktrees are gone already; this is their empty parent
+  // The worktrees are gone already; this is their empty parent, unless kept.
   if (m_keep) {
-    gate::release_work_directory(m_path);
-  } else {
-    std::filesystem::remove_all(m_path, ignored);
+    gate::release_work_directory(m_dir.path());
+    m_dir.release();
   }
 }
 
 std::filesystem::path WorkDirectory::parent() {
-  return engine::temp_root();
+  return process::temp_root();
 }
 
 std::vector<std::string> own_arguments() {

@@ -14,6 +14,8 @@
 #include <benchledger/config.hpp>
 #include <benchledger/ledger.hpp>
 
+#include "process/temp_dir.hpp"
+
 namespace benchledger::cli {
 
 // A fresh directory `TMPDIR/benchledger-NAME-XXXXXX` for the worktrees, removed with what is
@@ -27,11 +29,11 @@ class WorkDirectory {
   ~WorkDirectory();
   WorkDirectory(const WorkDirectory&) = delete;
   WorkDirectory& operator=(const WorkDirectory&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
+  const std::filesystem::path& path() const { return m_dir.path(); }
   static std::filesystem::path parent();  // TMPDIR, else /tmp
 
  private:
-  std::filesystem::path m_path;
+  process::TempDir m_dir;
   bool m_keep;
 };
 

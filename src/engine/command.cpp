@@ -28,12 +28,12 @@
 #include <benchledger/error.hpp>
 
 #include "engine/clock.hpp"
-#include "engine/scratch_dir.hpp"
 #include "engine/spawn_protocol.hpp"
 #include "engine/stop_signals.hpp"
 #include "model/output_tail.hpp"
 #include "model/redact.hpp"
 #include "process/process.hpp"
+#include "process/temp_dir.hpp"
 
 namespace benchledger::engine {
 
@@ -93,7 +93,7 @@ void high_pipe(int fds[2]) {
 // may write much; -1 when none can be made (stderr then goes to /dev/null). Above fd 5, like
 // high_pipe's ends, so that the helper's dup2 onto 3, 4 and 5 never overwrites it first.
 int stderr_file() {
-  const std::string dir = temp_root().string();
+  const std::string dir = process::temp_root().string();
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) {
     // A file system without O_TMPFILE: a named file, unlinked at once.

@@ -29,9 +29,9 @@
 
 #include <benchledger/error.hpp>
 
-#include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
 #include "process/process.hpp"
+#include "process/temp_dir.hpp"
 #include "profile/profile.hpp"
 
 namespace benchledger::engine {
@@ -173,8 +173,8 @@ namespace {
 // older one, is not this count's.
 void remove_orphaned_valgrind_files(std::filesystem::file_time_type since) {
   std::error_code error;
-  for (std::filesystem::directory_iterator it(temp_root(), error), end; !error && it != end;
-       it.increment(error)) {
+  for (std::filesystem::directory_iterator it(process::temp_root(), error), end;
+       !error && it != end; it.increment(error)) {
     const std::string name = it->path().filename().string();
     constexpr std::string_view prefix = "valgrind_proc_";
     if (name.rfind(prefix, 0) != 0) continue;
@@ -371,7 +371,7 @@ double estimated_cycles(const CallgrindTotals& t) {
 
 CountedCommand count_command(const CommandCase& c, const CommandSettings& settings) {
   throw_if_stopped();  // a stop signal during the timed runs: nothing more to start
-  const ScratchDir dir("benchledger-callgrind", "callgrind's output");
+  const process::TempDir dir("benchledger-callgrind", "callgrind's output");
   std::vector<std::string> argv = {find_valgrind()};
   for (std::string& option : callgrind_options(dir.path())) argv.push_back(std::move(option));
   argv.emplace_back("--trace-children=yes");
@@ -419,7 +419,7 @@ CountedCase count_native_case(const NativeCase& c, const std::vector<std::string
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) throw Error("cannot find this program (/proc/self/exe): " + error.message());
-  const ScratchDir dir("benchledger-count", "the counted case's report");
+  const process::TempDir dir("benchledger-count", "the counted case's report");
   const std::filesystem::path report = dir.path() / "report.json";
   std::vector<std::string> command = {
       "/usr/bin/env", std::string(k_case_variable) + "=" + c.display_name(),

@@ -14,12 +14,12 @@
 
 #include <benchledger/error.hpp>
 
-#include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
 #include "engine/throwaway_postgres.hpp"
 #include "model/output_tail.hpp"
 #include "model/redact.hpp"
 #include "process/process.hpp"
+#include "process/temp_dir.hpp"
 
 namespace benchledger::engine {
 
@@ -136,7 +136,7 @@ std::vector<std::string> split_pgbench_args(const std::string& text) {
 }
 
 void initialise_pgbench(const std::string& dsn, std::int64_t scale, double timeout_s) {
-  const ScratchDir dir("benchledger-pgbench", "pgbench's output");
+  const process::TempDir dir("benchledger-pgbench", "pgbench's output");
   const PgbenchServer server = pgbench_server(dsn);
   const process::Exit ended = run_into(
       {pgbench_program().string(), "-i", "-q", "-s", std::to_string(scale), server.conninfo},
@@ -154,7 +154,7 @@ void initialise_pgbench(const std::string& dsn, std::int64_t scale, double timeo
 
 PgbenchOutput run_pgbench(const std::string& dsn, std::int64_t clients, std::int64_t jobs,
                           const std::vector<std::string>& args, double timeout_s) {
-  const ScratchDir dir("benchledger-pgbench", "pgbench's output");
+  const process::TempDir dir("benchledger-pgbench", "pgbench's output");
   std::vector<std::string> argv = {pgbench_program().string(), "-c", std::to_string(clients), "-j",
                                    std::to_string(jobs)};
   argv.insert(argv.end(), args.begin(), args.end());

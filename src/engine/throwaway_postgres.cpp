@@ -21,9 +21,9 @@
 
 #include <benchledger/error.hpp>
 
-#include "engine/scratch_dir.hpp"
 #include "engine/stop_signals.hpp"
 #include "model/output_tail.hpp"
+#include "process/temp_dir.hpp"
 
 namespace benchledger::engine {
 
@@ -128,29 +128,25 @@ ThrowawayPostgres::ThrowawayPostgres() {
                 std::string(k_install_hint));
   const std::optional<process::User> owner = server_owner();
   // Short: the server's Unix socket path, inside this directory, has a length limit.
-  std::string pattern = (temp_root() / "benchledger-pg-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw Error(fmt::format("cannot create a directory like {} for a throwaway PostgreSQL: {}",
-                            pattern, errno_text(errno)));
-  }
-  m_dir = pattern;
+  m_dir.emplace("benchledger-pg", "a throwaway PostgreSQL");
+  const std::filesystem::path& dir = m_dir->path();
   try {
-    if (owner && ::chown(m_dir.c_str(), owner->uid, owner->gid) != 0)
-      throw Error("cannot give " + m_dir.string() + " to the postgres user: " + errno_text(errno));
-    const std::filesystem::path data = m_dir / "data";
+    if (owner && ::chown(dir.c_str(), owner->uid, owner->gid) != 0)
+      throw Error("cannot give " + dir.string() + " to the postgres user: " + errno_text(errno));
+    const std::filesystem::path data = dir / "data";
     // A Ctrl-C during initdb ends initdb; the folder goes below, with the Stopped thrown.
     const process::Exit initdb =
         run_passing_stops(server_step({(*bin / "initdb").string(), "-D", data.string(), "-U",
                                        "postgres", "-A", "trust", "--no-sync"},
-                                      owner, m_dir / "initdb.log"));
+                                      owner, dir / "initdb.log"));
     throw_if_stopped();
     if (!initdb.ok())
-      throw Error("initdb of a throwaway PostgreSQL failed: " + log_tail(m_dir / "initdb.log"));
+      throw Error("initdb of a throwaway PostgreSQL failed: " + log_tail(dir / "initdb.log"));
 
     const int port = free_loopback_port();
     m_server.emplace(server_step({(*bin / "postgres").string(), "-D", data.string(), "-h",
-                                  "127.0.0.1", "-p", std::to_string(port), "-k", m_dir.string()},
-                                 owner, m_dir / "server.log"));
+                                  "127.0.0.1", "-p", std::to_string(port), "-k", dir.string()},
+                                 owner, dir / "server.log"));
     m_dsn = fmt::format("postgresql://postgres@127.0.0.1:{}/postgres", port);
     const auto deadline = Clock::now() + std::chrono::seconds(60);
     const std::string ping = m_dsn + "?connect_timeout=2";
@@ -160,11 +156,11 @@ ThrowawayPostgres::ThrowawayPostgres() {
         std::ignore = m_server->reap();
         m_server.reset();
         throw Error("a throwaway PostgreSQL exited while starting: " +
-                    log_tail(m_dir / "server.log"));
+                    log_tail(dir / "server.log"));
       }
       if (Clock::now() > deadline) {
         throw Error("a throwaway PostgreSQL did not accept connections within 60 s: " +
-                    log_tail(m_dir / "server.log"));
+                    log_tail(dir / "server.log"));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -185,11 +181,7 @@ void ThrowawayPostgres::stop() noexcept {
     m_server->stop(SIGINT, std::chrono::seconds(30));
     m_server.reset();
   }
-  if (!m_dir.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_dir, ignored);  // nothing more to do if a file stays behind
-    m_dir.clear();
-  }
+  m_dir.reset();  // after the server: it writes there until it has gone
 }
 
 }  // namespace benchledger::engine

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "process/process.hpp"
+#include "process/temp_dir.hpp"
 
 namespace benchledger::engine {
 
@@ -34,7 +35,7 @@ class ThrowawayPostgres {
  private:
   void stop() noexcept;
 
-  std::filesystem::path m_dir;
+  std::optional<process::TempDir> m_dir;
   std::optional<process::Child> m_server;
   std::string m_dsn;
 };

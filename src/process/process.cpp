@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,10 +15,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <tuple>
 
 #include "process/spawn_core.hpp"
+#include "process/temp_dir.hpp"
 
 extern char** environ;
 
@@ -83,7 +87,8 @@ constexpr const char* k_steps[] = {
 // The pipe of a captured stream: the read end here (close-on-exec), the write end for the child.
 std::pair<int, int> capture_pipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
   return {fds[0], fds[1]};
 }
 
@@ -143,7 +148,8 @@ Child::Child(const Spec& spec)
       case Stream::Kind::null:
         if (null_out.get() < 0) {
           null_out.reset(::open("/dev/null", O_WRONLY | O_CLOEXEC));
-          if (null_out.get() < 0) throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+          if (null_out.get() < 0)
+            throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
         }
         return null_out.get();
       case Stream::Kind::fd:
@@ -384,6 +390,26 @@ std::string read_tail(int fd, std::size_t max_bytes) {
   if (got <= 0) return "";
   text.resize(static_cast<std::size_t>(got));
   return text;
+}
+
+std::filesystem::path temp_root() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+TempDir::TempDir(const std::string& prefix, const std::string& what) {
+  std::string pattern = (temp_root() / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw Error("cannot create a directory like " + pattern + " for " + what + ": " +
+                std::strerror(errno));
+  }
+  m_path = pattern;
+}
+
+TempDir::~TempDir() {
+  if (m_released) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(m_path, ignored);
 }
 
 }  // namespace benchledger::process
