@@ -1,6 +1,6 @@
 include(CMakePackageConfigHelpers)
 
-install(TARGETS benchledger EXPORT benchledgerTargets
+install(TARGETS benchledger benchledger_main EXPORT benchledgerTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY include/benchledger DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

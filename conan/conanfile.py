@@ -88,8 +88,8 @@ class BenchledgerConan(ConanFile):
 
     def package_info(self):
         # The package's own CMake config (lib/cmake/benchledger) defines benchledger::benchledger
-        # and finds its dependencies, from Conan or from the platform alike; CMakeDeps writes no
-        # second one.
+        # and benchledger::main and finds their dependencies, from Conan or from the platform
+        # alike; CMakeDeps writes no second one.
         self.cpp_info.set_property("cmake_find_mode", "none")
         self.cpp_info.builddirs = [os.path.join("lib", "cmake", "benchledger")]
-        self.cpp_info.libs = ["benchledger"]
+        self.cpp_info.libs = ["benchledger_main", "benchledger"]

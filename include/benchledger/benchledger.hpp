@@ -335,7 +335,8 @@ Registry& global_registry();
 // The main of BENCHLEDGER_MAIN: parses the flags of `benchledger run`, runs the global
 // registry's cases, appends the run to the ledger, prints the summary. Returns the exit code
 // (0 every case measured, 1 a case failed, 2 a usage or data error). `compiler` and
-// `build_type` describe the code being measured, for the environment record.
+// `build_type` describe the code being measured, for the environment record. Defined in
+// benchledger::main (libbenchledger_main), which such a program links.
 int native_main(int argc, char** argv, const char* compiler, const char* build_type);
 
 }  // namespace benchledger

@@ -235,7 +235,7 @@ BENCHLEDGER_MAIN()
 project(app LANGUAGES CXX)
 find_package(benchledger REQUIRED)
 add_executable(app_bench bench.cpp)
-target_link_libraries(app_bench PRIVATE benchledger::benchledger)
+target_link_libraries(app_bench PRIVATE benchledger::main)
 """
     # The library was built with the build tree's flags (sanitizers in the asan preset).
     cache = (BUILD / "CMakeCache.txt").read_text().splitlines()

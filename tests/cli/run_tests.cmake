@@ -3,7 +3,7 @@ benchledger_add_test(run_command_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_
 benchledger_add_test(run_suite_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_suite_test.cpp LABELS cli)
 
 add_executable(run_native_fixture ${CMAKE_CURRENT_LIST_DIR}/run_native_fixture.cpp)
-target_link_libraries(run_native_fixture PRIVATE benchledger benchledger_settings)
+target_link_libraries(run_native_fixture PRIVATE benchledger_main benchledger_settings)
 benchledger_add_test(run_native_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_native_test.cpp LABELS cli)
 target_compile_definitions(run_native_cli_test PRIVATE
                            RUN_NATIVE_FIXTURE="$<TARGET_FILE:run_native_fixture>")
@@ -43,7 +43,7 @@ benchledger_add_test(run_import_limits_cli_test
 
 # --measure instructions under the real Valgrind (Debian's valgrind package, tools/setup).
 add_executable(run_instructions_fixture ${CMAKE_CURRENT_LIST_DIR}/run_instructions_fixture.cpp)
-target_link_libraries(run_instructions_fixture PRIVATE benchledger benchledger_settings)
+target_link_libraries(run_instructions_fixture PRIVATE benchledger_main benchledger_settings)
 benchledger_add_test(run_instructions_cli_test
                      SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_instructions_test.cpp LABELS cli)
 target_compile_definitions(run_instructions_cli_test PRIVATE

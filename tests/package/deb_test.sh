@@ -60,6 +60,7 @@ expect ./usr/share/zsh/vendor-completions/_benchledger
 expect ./usr/include/benchledger/benchledger.hpp
 expect ./usr/include/benchledger/record.hpp
 expect ./usr/lib/libbenchledger.a
+expect ./usr/lib/libbenchledger_main.a
 expect ./usr/lib/cmake/benchledger/benchledgerConfig.cmake
 expect ./usr/lib/cmake/benchledger/benchledgerTargets.cmake
 expect ./usr/share/doc/benchledger/README.md
