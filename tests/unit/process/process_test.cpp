@@ -1,12 +1,14 @@
 // Every child benchledger starts goes through process::Child: it finds programs by one rule,
 // passes the working folder, environment and user, kills the whole group at the timeout or the
-// output cap, and never reads a failed wait as an exit.
+// output cap, and never reads a failed wait as an exit; and every temporary folder is a
+// process::TempDir, private, under TMPDIR, and gone with what is in it unless released.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -14,9 +16,11 @@
 #include <string>
 #include <thread>
 
+#include <benchledger/error.hpp>
 #include <catch2/catch.hpp>
 
 #include "process/process.hpp"
+#include "process/temp_dir.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace process = benchledger::process;
@@ -178,4 +182,41 @@ TEST_CASE("a wait that fails is an error, not an exit status") {
   int status = 0;
   REQUIRE(::waitpid(child.pid(), &status, 0) == child.pid());  // reaped behind its back
   CHECK_THROWS_WITH(child.reap(), Catch::Contains("No child processes"));
+}
+
+TEST_CASE("a temporary folder is private, under TMPDIR, and removed with its files unless kept") {
+  const ScratchDir tmp;
+  const std::optional<std::string> saved = std::getenv("TMPDIR") != nullptr
+                                               ? std::optional<std::string>(std::getenv("TMPDIR"))
+                                               : std::nullopt;
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  std::filesystem::path removed, kept;
+  {
+    const process::TempDir dir("benchledger-test", "a test");
+    removed = dir.path();
+    CHECK(removed.parent_path() == tmp.path());
+    CHECK(removed.filename().string().rfind("benchledger-test-", 0) == 0);
+    CHECK(std::filesystem::status(removed).permissions() == std::filesystem::perms::owner_all);
+    std::filesystem::create_directories(removed / "inner");
+    write_file(removed / "inner" / "file", "x", false);
+  }
+  CHECK_FALSE(std::filesystem::exists(removed));
+  {
+    process::TempDir dir("benchledger-test", "a test");
+    kept = dir.path();
+    dir.release();
+  }
+  CHECK(std::filesystem::is_directory(kept));
+  // A TMPDIR that is a file: the error names the folder, what it was for and why.
+  write_file(tmp / "plain", "", false);
+  ::setenv("TMPDIR", (tmp / "plain").c_str(), 1);
+  CHECK_THROWS_WITH(process::TempDir("benchledger-test", "a test's files"),
+                    Catch::Contains("cannot create a directory like " + (tmp / "plain").string() +
+                                    "/benchledger-test-XXXXXX") &&
+                        Catch::Contains("for a test's files: Not a directory"));
+  if (saved) {
+    ::setenv("TMPDIR", saved->c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
 }
