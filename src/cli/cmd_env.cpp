@@ -16,6 +16,7 @@
 
 #include "cli/command.hpp"
 #include "env/env.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::cli {
 
@@ -108,10 +109,9 @@ void print_table(const Env& env, const std::vector<std::string>& warnings) {
                                    : "-"},
                   {"fingerprint", env.fingerprint},
               });
-  std::size_t width = 0;
-  for (const auto& [name, value] : rows) width = std::max(width, name.size());
-  std::string out;
-  for (const auto& [name, value] : rows) out += fmt::format("{:<{}}  {}\n", name, width, value);
+  std::vector<report::TextRow> lines;
+  for (const auto& [name, value] : rows) lines.push_back({name, value});
+  std::string out = report::TextTable().render(lines);
   out += "(- means unknown or not present)\n";
   if (!warnings.empty()) {
     out += "\nwarnings:\n";

@@ -24,6 +24,7 @@
 #include "ledger/artifacts.hpp"
 #include "model/redact.hpp"
 #include "report/format.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::cli {
 
@@ -55,29 +56,8 @@ std::string text(const std::optional<std::string>& value) {
   return value ? *value : "-";
 }
 
-// Widens `widths` to fit a row's cells.
-void fit_widths(const std::vector<std::string>& row, std::vector<std::size_t>& widths) {
-  widths.resize(std::max(widths.size(), row.size()));
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    widths[i] = std::max(widths[i], report::display_width(row[i]));
-  }
-}
-
-// Left-aligned columns separated by two spaces, the last one unpadded.
-void print_row(const std::vector<std::string>& row, const std::vector<std::size_t>& widths) {
-  std::string line;
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    line += row[i];
-    if (i + 1 < row.size()) line += std::string(widths[i] - report::display_width(row[i]) + 2, ' ');
-  }
-  line += '\n';
-  std::cout << line;
-}
-
 void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) fit_widths(row, widths);
-  for (const auto& row : rows) print_row(row, widths);
+  std::cout << report::TextTable().render(rows);
 }
 
 std::string joined(const std::vector<std::string>& words, const std::string& separator) {
@@ -219,11 +199,12 @@ int run_show(const LedgerOptions& options) {
   mark_notes_about(run->header.id);
   const std::vector<std::string> header = {"BENCH", "PARAMS", "METRIC", "VALUE",
                                            "N",     "OPS",    "ERRORS", "ID"};
-  std::vector<std::size_t> widths;
-  fit_widths(header, widths);
+  // Two passes over the results, so that a run of millions is never held at once.
+  report::TextTable columns;
+  columns.fit(header);
   std::size_t results = 0;
   store->scan_results(run->header.id, [&](ResultRecord&& result) {
-    fit_widths(result_row(result), widths);
+    columns.fit(result_row(result));
     mark_notes_about(result.header.id);
     ++results;
     return true;
@@ -248,10 +229,10 @@ int run_show(const LedgerOptions& options) {
 
   if (results > 0) {
     std::cout << '\n';
-    print_row(header, widths);
+    std::cout << columns.line(header);
     std::size_t printed = 0;
     store->scan_results(run->header.id, [&](ResultRecord&& result) {
-      print_row(result_row(result), widths);
+      std::cout << columns.line(result_row(result));
       return ++printed < results;  // results appended since the first pass are not counted
     });
   }

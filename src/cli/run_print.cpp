@@ -11,15 +11,10 @@
 #include "model/failure.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::cli {
 namespace {
-
-std::string pad(const std::string& text, std::size_t width, bool right) {
-  const std::size_t w = report::display_width(text);
-  if (w >= width) return text;
-  return right ? std::string(width - w, ' ') + text : text + std::string(width - w, ' ');
-}
 
 std::string failure_text(const ResultRecord& r) {
   const auto failure = model::failure_of(r);
@@ -114,28 +109,19 @@ void print_summary(const std::vector<ResultRecord>& results) {
                                            "p50",  "p99",    "errors", "memory"};
   std::vector<SummaryRow> rows;
   for (const auto& r : results) rows.push_back(summary_row(r, seen));
-  std::vector<std::size_t> widths(header.size(), 0);
-  for (std::size_t c = 0; c < header.size(); ++c) widths[c] = report::display_width(header[c]);
-  for (const SummaryRow& row : rows) {
-    for (std::size_t c = 0; c < row.cells.size(); ++c)
-      widths[c] = std::max(widths[c], report::display_width(row.cells[c]));
-  }
-  const auto print_row = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (c > 0) line += "  ";
-      line += pad(cells[c], widths[c], c > 0);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::cout << line << '\n';
-  };
-  print_row(header);
+  // The case's name on the left, the figures on the right; a failed case's message runs on.
+  std::vector<report::Align> align(header.size(), report::Align::right);
+  align.front() = report::Align::left;
+  report::TextTable table(align);
+  table.fit(header);
+  for (const SummaryRow& row : rows) table.fit(row.cells);  // a failed case's: its name alone
+  std::cout << table.line(header);
   bool spread = false;
   for (const SummaryRow& row : rows) {
     if (!row.failure.empty()) {
-      std::cout << pad(row.cells[0], widths[0], false) << "  " << row.failure << '\n';
+      std::cout << table.line({row.cells[0], row.failure});
     } else {
-      print_row(row.cells);
+      std::cout << table.line(row.cells);
       spread = spread || !row.cells[2].empty();
     }
   }

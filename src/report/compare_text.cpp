@@ -1,5 +1,6 @@
 // The human forms of a comparison: the terminal table and the Markdown comment.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ostream>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "report/failure_render.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::report {
 
@@ -238,34 +240,32 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
                                         "change",    "interval", "p (adj.)", "verdict"};
   Rows rows;
   for (const CaseComparison& c : report.cases) rows.add(cells_of(c));
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (std::size_t r = 0; r < report.cases.size(); ++r) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      width[i] = std::max(width[i], rows.cell(r, i).size());
-  }
-  const auto line = [&](const auto& cell_of, const char* verdict_colour) {
-    std::string text;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      const std::string_view cell_text = cell_of(i);
-      const bool numeric = i >= 2 && i <= 6;
-      const bool last = i + 1 == header.size();
-      std::string cell = numeric ? fmt::format("{:>{}}", cell_text, width[i])
-                         : last  ? std::string(cell_text)
-                                 : fmt::format("{:<{}}", cell_text, width[i]);
-      if (last && colour && *verdict_colour != '\0') cell = verdict_colour + cell + "\x1b[0m";
-      text += cell;
-      if (!last) text += "  ";
-    }
-    out << text << "\n";
+  // The figures (base to p) on the right; the verdict, last, in its colour on a terminal.
+  std::vector<Align> align(header.size(), Align::left);
+  for (std::size_t i = 2; i <= 6; ++i) align[i] = Align::right;
+  TextTable table(align);
+  std::array<std::string_view, 8> cells;  // a row's, views of `rows`
+  const auto fill = [&](std::size_t r) {
+    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = rows.cell(r, i);
   };
+  table.fit(header);
+  for (std::size_t r = 0; r < report.cases.size(); ++r) {
+    fill(r);
+    table.fit(cells);
+  }
   out << configuration_text(report);
   out << fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
-  line([&](std::size_t i) { return std::string_view(header[i]); }, "");
+  out << table.line(header);
   for (std::size_t r = 0; r < report.cases.size(); ++r) {
     const CaseComparison& c = report.cases[r];
-    line([&](std::size_t i) { return rows.cell(r, i); },
-         colour_of(c.verdict, c.accepted != nullptr));
+    const std::string_view verdict_colour = colour_of(c.verdict, c.accepted != nullptr);
+    std::string coloured;
+    fill(r);
+    if (colour && !verdict_colour.empty()) {
+      coloured = std::string(verdict_colour) + std::string(cells.back()) + "\x1b[0m";
+      cells.back() = coloured;
+    }
+    out << table.line(cells);
   }
   bool any_remark = false;
   for (const CaseComparison& c : report.cases) {

@@ -6,6 +6,7 @@
 #include "report/escape.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -59,22 +60,7 @@ std::string render_changes_table(const std::vector<compare::CaseChanges>& cases)
     }
   }
   std::string out;
-  if (rows.size() > 1) {
-    std::vector<std::size_t> widths(rows.front().size(), 0);
-    for (const auto& row : rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], display_width(row[i]));
-      }
-    }
-    for (const auto& row : rows) {
-      std::string line;
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        line += row[i];
-        if (i + 1 < row.size()) line += std::string(widths[i] - display_width(row[i]) + 2, ' ');
-      }
-      out += line + '\n';
-    }
-  }
+  if (rows.size() > 1) out += TextTable().render(rows);
   std::string notes;
   for (const auto& c : cases) {
     if (!c.remark.empty())

@@ -10,6 +10,7 @@
 #include "report/escape.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::report {
 
@@ -40,24 +41,11 @@ std::string side_value(const std::optional<double>& value, bool capped) {
 }
 
 void write_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i)
-      widths[i] = std::max(widths[i], display_width(row[i]));
-  }
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const std::string pad(widths[i] - display_width(row[i]), ' ');
-      // The function's name and its place are text (left); the figures are numbers (right).
-      const bool text = i == 0 || i + 1 == row.size();
-      line += text ? row[i] + pad : pad + row[i];
-      if (i + 1 < row.size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  }
+  // The function's name and its place are text (left); the figures are numbers (right).
+  const std::size_t columns = rows.empty() ? 0 : rows.front().size();
+  std::vector<Align> align(columns, Align::right);
+  if (columns > 0) align.front() = align.back() = Align::left;
+  out << TextTable(align, "  ").render(rows);
 }
 
 nlohmann::ordered_json optional_number(const std::optional<double>& value) {

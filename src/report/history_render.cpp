@@ -6,6 +6,7 @@
 #include "report/escape.hpp"
 #include "report/format.hpp"
 #include "report/text_fields.hpp"
+#include "report/text_table.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -47,20 +48,7 @@ std::string render_history_table(const std::vector<ledger::Series>& series) {
     out += heading(s) + '\n';
     std::vector<std::vector<std::string>> rows{k_columns};
     for (const auto& p : s.points) rows.push_back(row_of(s, p));
-    std::vector<std::size_t> widths(k_columns.size(), 0);
-    for (const auto& row : rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], display_width(row[i]));
-      }
-    }
-    for (const auto& row : rows) {
-      std::string line = " ";
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        line += ' ' + row[i];
-        if (i + 1 < row.size()) line += std::string(widths[i] - display_width(row[i]) + 1, ' ');
-      }
-      out += line + '\n';
-    }
+    out += TextTable({}, "  ").render(rows);
   }
   return out;
 }
