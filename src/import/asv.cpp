@@ -93,15 +93,9 @@ std::pair<std::string, std::string> metric_of(const Declaration& d) {
   return {"value", d.unit == "unit" ? "count" : d.unit};
 }
 
-}  // namespace
-
-ImportedResults read_asv(std::string_view json_text, const std::string& origin,
-                         std::string_view benchmarks_json, const std::string& benchmarks_origin) {
-  const json document = parse_json(json_text, origin);
-  const json declarations =
-      benchmarks_json.empty() ? json() : parse_json(benchmarks_json, benchmarks_origin);
-  if (!declarations.is_null() && !declarations.is_object())
-    fail(benchmarks_origin, "", "expected an object of benchmark declarations");
+// The columns of the results' rows by name, once the document is asv's version 2 with the
+// `result` and `params` columns.
+std::map<std::string, std::size_t> asv_columns(const json& document, const std::string& origin) {
   const json& version = member(document, "version", "", origin);
   if (version != 2)
     fail(origin, "version",
@@ -114,114 +108,156 @@ ImportedResults read_asv(std::string_view json_text, const std::string& origin,
   for (const char* required : {"result", "params"})
     if (column.count(required) == 0)
       fail(origin, "result_columns", std::string("no \"") + required + "\" column");
-  const json& results = member(document, "results", "", origin);
-  if (!results.is_object()) fail(origin, "results", "expected an object");
+  return column;
+}
 
-  ImportedResults imported;
-  FileEnvironment& file = imported.environment;
+// The environment the file states: the machine, the date and asv's facts of the run.
+void read_asv_environment(const json& document, FileEnvironment& file) {
   read_machine(document, file);
   if (const auto date = optional_integer(document, "date"))
     file.measured_at = rfc3339_of_milliseconds(*date);
   for (const char* key : {"commit_hash", "env_name", "requirements", "env_vars"})
     if (const auto it = document.find(key); it != document.end()) file.facts[key] = *it;
   note_given_fields(file);
+}
 
+// A results file being read: where it and its declarations came from, its columns, and whether
+// a time without samples was warned about (once a file).
+struct AsvFile {
+  const std::string& origin;
+  const json& declarations;
+  const std::string& declarations_origin;
+  std::map<std::string, std::size_t> column;
   bool warned = false;
-  // Not a structured binding: clang before 16 cannot capture one in a lambda (the fuzz build's
-  // clang 14 among them).
-  for (const auto& item : results.items()) {
-    const std::string& name = item.key();
-    const json& row = item.value();
-    const std::string path = "results." + name;
-    if (!row.is_array()) fail(origin, path, "expected an array, one entry per result_columns");
-    const auto cell = [&](const char* key) -> const json* {
-      const auto it = column.find(key);
-      if (it == column.end() || it->second >= row.size()) return nullptr;
-      return &row[it->second];
-    };
-    const auto cell_path = [&](const char* key) {
-      return path + "[" + std::to_string(column.at(key)) + "]";
-    };
-    const json* values = cell("result");
-    if (values == nullptr || !values->is_array())
-      fail(origin, cell_path("result"), "expected an array of results");
-    const json* params = cell("params");
-    if (params == nullptr || !params->is_array())
-      fail(origin, cell_path("params"), "expected an array of param value lists");
-    const Declaration declared = declaration_of(name, declarations, benchmarks_origin);
-    // The combinations in asv's order: itertools.product, the last param varying fastest.
-    std::vector<Params> combinations(1);
-    for (std::size_t p = 0; p < params->size(); ++p) {
-      const std::string params_path = cell_path("params") + "[" + std::to_string(p) + "]";
-      const json& list = (*params)[p];
-      if (!list.is_array() || list.empty()) fail(origin, params_path, "expected a non-empty array");
-      const std::string param_name = p < declared.param_names.size()
-                                         ? declared.param_names[p]
-                                         : "param" + std::to_string(p + 1);
-      std::vector<Params> next;
-      for (const Params& before : combinations) {
-        for (std::size_t v = 0; v < list.size(); ++v) {
-          Params extended = before;
-          extended[param_name] =
-              asv_param(text(list[v], params_path + "[" + std::to_string(v) + "]", origin));
-          next.push_back(std::move(extended));
-        }
-      }
-      combinations = std::move(next);
-    }
-    if (values->size() != combinations.size())
-      fail(origin, cell_path("result"),
-           std::to_string(values->size()) + " results for " + std::to_string(combinations.size()) +
-               " param combinations");
-    const json* samples = cell("samples");
-    const json* number = cell("stats_number");
-    const auto [metric, unit] = metric_of(declared);
-    for (std::size_t i = 0; i < combinations.size(); ++i) {
-      const std::string value_path = cell_path("result") + "[" + std::to_string(i) + "]";
-      const json& value = (*values)[i];
-      if (value.is_null()) {
-        ResultRecord failed = failed_result(
-            name, "asv recorded no result (the benchmark failed or was skipped)", 1, 1);
-        failed.params = combinations[i];
-        imported.results.push_back(std::move(failed));
-        continue;
-      }
-      ResultRecord r = new_result(name, combinations[i]);
-      std::int64_t ops = 1;
-      const json* own_samples = samples != nullptr && samples->is_array() && i < samples->size()
-                                    ? &(*samples)[i]
-                                    : nullptr;
-      if (own_samples != nullptr && own_samples->is_array() && !own_samples->empty()) {
-        std::vector<double> kept;
-        const std::string samples_path = cell_path("samples") + "[" + std::to_string(i) + "]";
-        for (std::size_t k = 0; k < own_samples->size(); ++k)
-          kept.push_back(detail::number((*own_samples)[k],
-                                        samples_path + "[" + std::to_string(k) + "]", origin));
-        ops = static_cast<std::int64_t>(kept.size());
-        r.metrics[metric] = metric_from_samples(unit, Better::lower, std::move(kept));
-      } else {
-        r.metrics[metric] =
-            single_value_metric(unit, Better::lower, detail::number(value, value_path, origin));
-        if (declared.type == "time" && !warned) {
-          imported.warnings.push_back(origin +
-                                      ": no samples (run asv with --record-samples to compare "
-                                      "with statistics)");
-          warned = true;
-        }
-      }
-      // Each sample is the mean of stats_number calls.
-      if (number != nullptr && number->is_array() && i < number->size() &&
-          (*number)[i].is_number_integer()) {
-        const std::string number_path = cell_path("stats_number") + "[" + std::to_string(i) + "]";
-        multiply_count(ops, std::max<std::int64_t>(count((*number)[i], number_path, origin), 1),
-                       number_path, origin);
-      }
-      r.primary = metric;
-      r.ops = ops;
-      r.errors = 0;
-      imported.results.push_back(std::move(r));
-    }
+};
+
+// One benchmark's row of results: its cells by column name, and each cell's path for messages.
+struct AsvRow {
+  const json& row;
+  const std::map<std::string, std::size_t>& column;
+  std::string path;
+
+  // The cell of a column, or nullptr when the file has no such column or the row is short.
+  const json* cell(const char* key) const {
+    const auto it = column.find(key);
+    if (it == column.end() || it->second >= row.size()) return nullptr;
+    return &row[it->second];
   }
+  std::string cell_path(const char* key) const {
+    return path + "[" + std::to_string(column.at(key)) + "]";
+  }
+};
+
+// The combinations in asv's order: itertools.product, the last param varying fastest.
+std::vector<Params> asv_combinations(const AsvRow& row, const json& params,
+                                     const Declaration& declared, const std::string& origin) {
+  std::vector<Params> combinations(1);
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    const std::string params_path = row.cell_path("params") + "[" + std::to_string(p) + "]";
+    const json& list = params[p];
+    if (!list.is_array() || list.empty()) fail(origin, params_path, "expected a non-empty array");
+    const std::string param_name =
+        p < declared.param_names.size() ? declared.param_names[p] : "param" + std::to_string(p + 1);
+    std::vector<Params> next;
+    for (const Params& before : combinations) {
+      for (std::size_t v = 0; v < list.size(); ++v) {
+        Params extended = before;
+        extended[param_name] =
+            asv_param(text(list[v], params_path + "[" + std::to_string(v) + "]", origin));
+        next.push_back(std::move(extended));
+      }
+    }
+    combinations = std::move(next);
+  }
+  return combinations;
+}
+
+// Adds a benchmark's results, one per param combination: its samples when asv recorded them,
+// else its one value; a failed result where asv recorded none.
+void read_asv_benchmark(const std::string& name, const json& row, AsvFile& file,
+                        ImportedResults& imported) {
+  const std::string& origin = file.origin;
+  const AsvRow cells{row, file.column, "results." + name};
+  if (!row.is_array()) fail(origin, cells.path, "expected an array, one entry per result_columns");
+  const json* values = cells.cell("result");
+  if (values == nullptr || !values->is_array())
+    fail(origin, cells.cell_path("result"), "expected an array of results");
+  const json* params = cells.cell("params");
+  if (params == nullptr || !params->is_array())
+    fail(origin, cells.cell_path("params"), "expected an array of param value lists");
+  const Declaration declared = declaration_of(name, file.declarations, file.declarations_origin);
+  const std::vector<Params> combinations = asv_combinations(cells, *params, declared, origin);
+  if (values->size() != combinations.size())
+    fail(origin, cells.cell_path("result"),
+         std::to_string(values->size()) + " results for " + std::to_string(combinations.size()) +
+             " param combinations");
+  const json* samples = cells.cell("samples");
+  const json* number = cells.cell("stats_number");
+  const auto [metric, unit] = metric_of(declared);
+  for (std::size_t i = 0; i < combinations.size(); ++i) {
+    const std::string value_path = cells.cell_path("result") + "[" + std::to_string(i) + "]";
+    const json& value = (*values)[i];
+    if (value.is_null()) {
+      ResultRecord failed =
+          failed_result(name, "asv recorded no result (the benchmark failed or was skipped)", 1, 1);
+      failed.params = combinations[i];
+      imported.results.push_back(std::move(failed));
+      continue;
+    }
+    ResultRecord r = new_result(name, combinations[i]);
+    std::int64_t ops = 1;
+    const json* own_samples =
+        samples != nullptr && samples->is_array() && i < samples->size() ? &(*samples)[i] : nullptr;
+    if (own_samples != nullptr && own_samples->is_array() && !own_samples->empty()) {
+      std::vector<double> kept;
+      const std::string samples_path = cells.cell_path("samples") + "[" + std::to_string(i) + "]";
+      for (std::size_t k = 0; k < own_samples->size(); ++k)
+        kept.push_back(detail::number((*own_samples)[k],
+                                      samples_path + "[" + std::to_string(k) + "]", origin));
+      ops = static_cast<std::int64_t>(kept.size());
+      r.metrics[metric] = metric_from_samples(unit, Better::lower, std::move(kept));
+    } else {
+      r.metrics[metric] =
+          single_value_metric(unit, Better::lower, detail::number(value, value_path, origin));
+      if (declared.type == "time" && !file.warned) {
+        imported.warnings.push_back(origin +
+                                    ": no samples (run asv with --record-samples to compare "
+                                    "with statistics)");
+        file.warned = true;
+      }
+    }
+    // Each sample is the mean of stats_number calls.
+    if (number != nullptr && number->is_array() && i < number->size() &&
+        (*number)[i].is_number_integer()) {
+      const std::string number_path =
+          cells.cell_path("stats_number") + "[" + std::to_string(i) + "]";
+      multiply_count(ops, std::max<std::int64_t>(count((*number)[i], number_path, origin), 1),
+                     number_path, origin);
+    }
+    r.primary = metric;
+    r.ops = ops;
+    r.errors = 0;
+    imported.results.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+ImportedResults read_asv(std::string_view json_text, const std::string& origin,
+                         std::string_view benchmarks_json, const std::string& benchmarks_origin) {
+  const json document = parse_json(json_text, origin);
+  const json declarations =
+      benchmarks_json.empty() ? json() : parse_json(benchmarks_json, benchmarks_origin);
+  if (!declarations.is_null() && !declarations.is_object())
+    fail(benchmarks_origin, "", "expected an object of benchmark declarations");
+  AsvFile file{origin, declarations, benchmarks_origin, asv_columns(document, origin)};
+  const json& results = member(document, "results", "", origin);
+  if (!results.is_object()) fail(origin, "results", "expected an object");
+
+  ImportedResults imported;
+  read_asv_environment(document, imported.environment);
+  for (const auto& item : results.items())
+    read_asv_benchmark(item.key(), item.value(), file, imported);
   if (imported.results.empty()) fail(origin, "results", "no benchmark results");
   return imported;
 }

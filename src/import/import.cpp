@@ -72,6 +72,172 @@ bool is_complexity(const json& entry) {
          (name != entry.end() && (*name == "BigO" || *name == "RMS"));
 }
 
+// The entries of `benchmarks` by run_name, each name in the order first seen: a case's
+// iterations and aggregates in its group, a family's complexity fit in its fit.
+struct GoogleEntries {
+  std::vector<std::string> order, fit_order;
+  std::map<std::string, GoogleGroup> groups;
+  std::map<std::string, ComplexityFit> fits;
+};
+
+// Adds a BigO or RMS entry to its family's fit.
+void read_google_fit(const json& entry, const std::string& path, const std::string& origin,
+                     ComplexityFit& fit) {
+  if (entry.contains("big_o")) {
+    fit.big_o = text(entry["big_o"], path + ".big_o", origin);
+    fit.time_unit = text_or(entry, "time_unit", "ns", path, origin);
+  }
+  if (entry.contains("real_coefficient"))
+    fit.real_coefficient = number(entry["real_coefficient"], path + ".real_coefficient", origin);
+  if (entry.contains("cpu_coefficient"))
+    fit.cpu_coefficient = number(entry["cpu_coefficient"], path + ".cpu_coefficient", origin);
+  if (entry.contains("rms")) fit.rms = number(entry["rms"], path + ".rms", origin);
+}
+
+// Adds an iteration or aggregate entry to its case's group; an entry that reports an error
+// adds only its message.
+void read_google_run(const json& entry, const std::string& path, const std::string& run_type,
+                     const std::string& origin, GoogleGroup& group) {
+  if (flag(entry, "error_occurred", path, origin)) {
+    group.error = text_or(entry, "error_message", "the benchmark reported an error", path, origin);
+    return;
+  }
+  const std::string unit = text_or(entry, "time_unit", "ns", path, origin);
+  if (!group.time_unit.empty() && group.time_unit != unit) {
+    fail(origin, path + ".time_unit",
+         "\"" + unit + "\" differs from the earlier \"" + group.time_unit + "\"");
+  }
+  group.time_unit = unit;
+  if (run_type == "aggregate") {
+    const std::string aggregate_unit = text_or(entry, "aggregate_unit", "time", path, origin);
+    const std::string aggregate_name = text_or(entry, "aggregate_name", "?", path, origin);
+    if (aggregate_unit == "time" && entry.contains("real_time")) {
+      group.aggregates[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
+    } else if (aggregate_unit == "percentage" && entry.contains("real_time")) {
+      group.percentages[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
+    }
+    return;
+  }
+  group.real.push_back(
+      number(member(entry, "real_time", path, origin), path + ".real_time", origin));
+  if (entry.contains("cpu_time"))
+    group.cpu.push_back(number(entry["cpu_time"], path + ".cpu_time", origin));
+  if (entry.contains("items_per_second")) {
+    group.items.push_back(number(entry["items_per_second"], path + ".items_per_second", origin));
+  }
+  if (entry.contains("bytes_per_second")) {
+    group.bytes.push_back(number(entry["bytes_per_second"], path + ".bytes_per_second", origin));
+  }
+  const json& iterations = member(entry, "iterations", path, origin);
+  if (!iterations.is_number_integer() || iterations.get<std::int64_t>() < 0) {
+    fail(origin, path + ".iterations", "expected a non-negative integer");
+  }
+  add_count(group.iterations, iterations.get<std::int64_t>(), path + ".iterations", origin);
+  for (const auto& [key, value] : entry.items()) {
+    if (google_fixed_keys().count(key) != 0 || !value.is_number()) continue;
+    group.counters[key].push_back(number(value, path + "." + key, origin));
+  }
+}
+
+// Sorts every entry of the `benchmarks` array into its case's group or its family's fit.
+GoogleEntries read_google_entries(const json& benchmarks, const std::string& origin) {
+  GoogleEntries read;
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const std::string path = "benchmarks[" + std::to_string(i) + "]";
+    const json& entry = benchmarks[i];
+    if (!entry.is_object()) fail(origin, path, "expected an object");
+    const std::string name = text(member(entry, "name", path, origin), path + ".name", origin);
+    const std::string run_name = text_or(entry, "run_name", name, path, origin);
+    // A family's fit, not a case of its own: its run_name is the family's.
+    const std::string run_type = text_or(entry, "run_type", "iteration", path, origin);
+    if (run_type == "aggregate" && is_complexity(entry)) {
+      if (read.fits.count(run_name) == 0) read.fit_order.push_back(run_name);
+      read_google_fit(entry, path, origin, read.fits[run_name]);
+      continue;
+    }
+    if (read.groups.count(run_name) == 0) read.order.push_back(run_name);
+    read_google_run(entry, path, run_type, origin, read.groups[run_name]);
+  }
+  return read;
+}
+
+// A group's samples as metrics: time, and each of the others that every sample has.
+void add_google_sample_metrics(const GoogleGroup& group, ResultRecord& r) {
+  r.metrics["time"] = metric_from_samples(group.time_unit, Better::lower, group.real);
+  if (group.cpu.size() == group.real.size()) {
+    r.metrics["cpu_time"] = metric_from_samples(group.time_unit, Better::lower, group.cpu);
+  }
+  if (group.items.size() == group.real.size()) {
+    r.metrics["items"] = metric_from_samples("items/s", Better::higher, group.items);
+  }
+  if (group.bytes.size() == group.real.size()) {
+    r.metrics["bytes"] = metric_from_samples("bytes/s", Better::higher, group.bytes);
+  }
+  for (const auto& [name, values] : group.counters) {
+    if (values.size() != group.real.size() || r.metrics.count(name) != 0) continue;
+    const bool higher = ends_with(name, "per_second") || ends_with(name, "_rate");
+    r.metrics[name] = metric_from_samples("count", higher ? Better::higher : Better::lower, values);
+  }
+}
+
+// Adds a case's result: from its samples, else from its aggregates (warned about), else, when
+// it reported an error, a failed result.
+void add_google_case(const std::string& run_name, const GoogleGroup& group,
+                     const std::string& origin, ImportedResults& imported) {
+  if (group.error && group.real.empty()) {
+    imported.results.push_back(failed_result(run_name, *group.error,
+                                             std::max<std::int64_t>(group.iterations, 1),
+                                             std::max<std::int64_t>(group.iterations, 1)));
+    return;
+  }
+  ResultRecord r = new_result(run_name);
+  if (!group.real.empty()) {
+    add_google_sample_metrics(group, r);
+  } else if (!group.aggregates.empty() || !group.percentages.empty()) {
+    if (!group.aggregates.empty()) {
+      const auto median = group.aggregates.find("median");
+      const double value =
+          median != group.aggregates.end() ? median->second : group.aggregates.begin()->second;
+      r.metrics["time"] = single_value_metric(group.time_unit, Better::lower, value);
+    }
+    // Kept only without samples: with them, compare computes its own spread.
+    for (const auto& [name, fraction] : group.percentages)
+      r.metrics[name] = single_value_metric("%", Better::lower, fraction * 100);
+    imported.warnings.push_back(origin + ": " + run_name +
+                                ": only aggregates were reported (no samples); rerun without "
+                                "--benchmark_report_aggregates_only to compare with statistics");
+  } else {
+    fail(origin, "benchmarks", "\"" + run_name + "\" has neither iterations nor aggregates");
+  }
+  r.primary = r.metrics.count("time") != 0 ? "time" : r.metrics.begin()->first;
+  r.ops = group.iterations;
+  r.errors = 0;
+  imported.results.push_back(std::move(r));
+}
+
+// Adds a family's complexity fit as a result of its own, or warns that it states nothing.
+void add_google_fit(const std::string& run_name, const ComplexityFit& fit,
+                    const std::string& origin, ImportedResults& imported) {
+  ResultRecord r = new_result(run_name);
+  if (fit.big_o) r.params["big_o"] = *fit.big_o;  // a different term is a different case
+  const std::string unit = fit.time_unit.value_or("ns");
+  if (fit.real_coefficient)
+    r.metrics["real_coefficient"] = single_value_metric(unit, Better::lower, *fit.real_coefficient);
+  if (fit.cpu_coefficient)
+    r.metrics["cpu_coefficient"] = single_value_metric(unit, Better::lower, *fit.cpu_coefficient);
+  if (fit.rms) r.metrics["rms"] = single_value_metric("%", Better::lower, *fit.rms * 100);
+  if (r.metrics.empty()) {
+    imported.warnings.push_back(origin + ": " + run_name +
+                                ": a complexity entry without coefficients or rms, skipped");
+    return;
+  }
+  r.primary =
+      r.metrics.count("real_coefficient") != 0 ? "real_coefficient" : r.metrics.begin()->first;
+  r.ops = 0;
+  r.errors = 0;
+  imported.results.push_back(std::move(r));
+}
+
 }  // namespace
 
 ImportedResults read_google_benchmark(std::string_view json_text, const std::string& origin) {
@@ -88,145 +254,11 @@ ImportedResults read_google_benchmark(std::string_view json_text, const std::str
       imported.warnings.push_back(origin + ": the google-benchmark library was a debug build");
     }
   }
-  std::vector<std::string> order, fit_order;
-  std::map<std::string, GoogleGroup> groups;
-  std::map<std::string, ComplexityFit> fits;
-  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
-    const std::string path = "benchmarks[" + std::to_string(i) + "]";
-    const json& entry = benchmarks[i];
-    if (!entry.is_object()) fail(origin, path, "expected an object");
-    const std::string name = text(member(entry, "name", path, origin), path + ".name", origin);
-    const std::string run_name = text_or(entry, "run_name", name, path, origin);
-    // A family's fit, not a case of its own: its run_name is the family's.
-    const std::string run_type = text_or(entry, "run_type", "iteration", path, origin);
-    if (run_type == "aggregate" && is_complexity(entry)) {
-      if (fits.count(run_name) == 0) fit_order.push_back(run_name);
-      ComplexityFit& fit = fits[run_name];
-      if (entry.contains("big_o")) {
-        fit.big_o = text(entry["big_o"], path + ".big_o", origin);
-        fit.time_unit = text_or(entry, "time_unit", "ns", path, origin);
-      }
-      if (entry.contains("real_coefficient"))
-        fit.real_coefficient =
-            number(entry["real_coefficient"], path + ".real_coefficient", origin);
-      if (entry.contains("cpu_coefficient"))
-        fit.cpu_coefficient = number(entry["cpu_coefficient"], path + ".cpu_coefficient", origin);
-      if (entry.contains("rms")) fit.rms = number(entry["rms"], path + ".rms", origin);
-      continue;
-    }
-    if (groups.count(run_name) == 0) order.push_back(run_name);
-    GoogleGroup& group = groups[run_name];
-    if (flag(entry, "error_occurred", path, origin)) {
-      group.error =
-          text_or(entry, "error_message", "the benchmark reported an error", path, origin);
-      continue;
-    }
-    const std::string unit = text_or(entry, "time_unit", "ns", path, origin);
-    if (!group.time_unit.empty() && group.time_unit != unit) {
-      fail(origin, path + ".time_unit",
-           "\"" + unit + "\" differs from the earlier \"" + group.time_unit + "\"");
-    }
-    group.time_unit = unit;
-    if (run_type == "aggregate") {
-      const std::string aggregate_unit = text_or(entry, "aggregate_unit", "time", path, origin);
-      const std::string aggregate_name = text_or(entry, "aggregate_name", "?", path, origin);
-      if (aggregate_unit == "time" && entry.contains("real_time")) {
-        group.aggregates[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
-      } else if (aggregate_unit == "percentage" && entry.contains("real_time")) {
-        group.percentages[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
-      }
-      continue;
-    }
-    group.real.push_back(
-        number(member(entry, "real_time", path, origin), path + ".real_time", origin));
-    if (entry.contains("cpu_time"))
-      group.cpu.push_back(number(entry["cpu_time"], path + ".cpu_time", origin));
-    if (entry.contains("items_per_second")) {
-      group.items.push_back(number(entry["items_per_second"], path + ".items_per_second", origin));
-    }
-    if (entry.contains("bytes_per_second")) {
-      group.bytes.push_back(number(entry["bytes_per_second"], path + ".bytes_per_second", origin));
-    }
-    const json& iterations = member(entry, "iterations", path, origin);
-    if (!iterations.is_number_integer() || iterations.get<std::int64_t>() < 0) {
-      fail(origin, path + ".iterations", "expected a non-negative integer");
-    }
-    add_count(group.iterations, iterations.get<std::int64_t>(), path + ".iterations", origin);
-    for (const auto& [key, value] : entry.items()) {
-      if (google_fixed_keys().count(key) != 0 || !value.is_number()) continue;
-      group.counters[key].push_back(number(value, path + "." + key, origin));
-    }
-  }
-
-  for (const std::string& run_name : order) {
-    const GoogleGroup& group = groups[run_name];
-    if (group.error && group.real.empty()) {
-      imported.results.push_back(failed_result(run_name, *group.error,
-                                               std::max<std::int64_t>(group.iterations, 1),
-                                               std::max<std::int64_t>(group.iterations, 1)));
-      continue;
-    }
-    ResultRecord r = new_result(run_name);
-    if (!group.real.empty()) {
-      r.metrics["time"] = metric_from_samples(group.time_unit, Better::lower, group.real);
-      if (group.cpu.size() == group.real.size()) {
-        r.metrics["cpu_time"] = metric_from_samples(group.time_unit, Better::lower, group.cpu);
-      }
-      if (group.items.size() == group.real.size()) {
-        r.metrics["items"] = metric_from_samples("items/s", Better::higher, group.items);
-      }
-      if (group.bytes.size() == group.real.size()) {
-        r.metrics["bytes"] = metric_from_samples("bytes/s", Better::higher, group.bytes);
-      }
-      for (const auto& [name, values] : group.counters) {
-        if (values.size() != group.real.size() || r.metrics.count(name) != 0) continue;
-        const bool higher = ends_with(name, "per_second") || ends_with(name, "_rate");
-        r.metrics[name] =
-            metric_from_samples("count", higher ? Better::higher : Better::lower, values);
-      }
-    } else if (!group.aggregates.empty() || !group.percentages.empty()) {
-      if (!group.aggregates.empty()) {
-        const auto median = group.aggregates.find("median");
-        const double value =
-            median != group.aggregates.end() ? median->second : group.aggregates.begin()->second;
-        r.metrics["time"] = single_value_metric(group.time_unit, Better::lower, value);
-      }
-      // Kept only without samples: with them, compare computes its own spread.
-      for (const auto& [name, fraction] : group.percentages)
-        r.metrics[name] = single_value_metric("%", Better::lower, fraction * 100);
-      imported.warnings.push_back(origin + ": " + run_name +
-                                  ": only aggregates were reported (no samples); rerun without "
-                                  "--benchmark_report_aggregates_only to compare with statistics");
-    } else {
-      fail(origin, "benchmarks", "\"" + run_name + "\" has neither iterations nor aggregates");
-    }
-    r.primary = r.metrics.count("time") != 0 ? "time" : r.metrics.begin()->first;
-    r.ops = group.iterations;
-    r.errors = 0;
-    imported.results.push_back(std::move(r));
-  }
-  for (const std::string& run_name : fit_order) {
-    const ComplexityFit& fit = fits[run_name];
-    ResultRecord r = new_result(run_name);
-    if (fit.big_o) r.params["big_o"] = *fit.big_o;  // a different term is a different case
-    const std::string unit = fit.time_unit.value_or("ns");
-    if (fit.real_coefficient)
-      r.metrics["real_coefficient"] =
-          single_value_metric(unit, Better::lower, *fit.real_coefficient);
-    if (fit.cpu_coefficient)
-      r.metrics["cpu_coefficient"] = single_value_metric(unit, Better::lower, *fit.cpu_coefficient);
-    if (fit.rms) r.metrics["rms"] = single_value_metric("%", Better::lower, *fit.rms * 100);
-    if (r.metrics.empty()) {
-      imported.warnings.push_back(origin + ": " + run_name +
-                                  ": a complexity entry without coefficients or rms, skipped");
-      continue;
-    }
-    r.primary =
-        r.metrics.count("real_coefficient") != 0 ? "real_coefficient" : r.metrics.begin()->first;
-    r.ops = 0;
-    r.errors = 0;
-    imported.results.push_back(std::move(r));
-  }
+  GoogleEntries read = read_google_entries(benchmarks, origin);
+  for (const std::string& run_name : read.order)
+    add_google_case(run_name, read.groups[run_name], origin, imported);
+  for (const std::string& run_name : read.fit_order)
+    add_google_fit(run_name, read.fits[run_name], origin, imported);
   return imported;
 }
 

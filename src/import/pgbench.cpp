@@ -245,52 +245,59 @@ void read_output_line(const std::string& raw, const LineError& where, bool& in_s
   read_summary_line(line.substr(0, split), trim(line.substr(split + skip)), where, run);
 }
 
-}  // namespace
-
-ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial partial) {
+// What a run's files say, with the output file the run's messages name when its summary does not
+// say, and whether the output ends in part of a line.
+struct PgbenchFiles {
   PgbenchRun run;
-  std::string summary_origin;
+  std::string output_origin;  // the last output (not a -l log) that had a line
   bool cut_mid_line = false;
-  for (const PgbenchFile& file : files) {
-    detail::require_utf8(file.text, file.origin);
-    // A last line without its newline is one pgbench was still writing (`tps = 255.27` of
-    // `tps = 255.278719`): an output's is left out and the output is cut short.
-    const std::size_t complete_end = file.text.rfind('\n') + 1;  // 0 when there is no newline
-    std::istringstream in(file.text);
-    std::size_t number = 0;
-    bool in_statements = false;
-    bool is_log = false;
-    for (std::string line; std::getline(in, line);) {
-      ++number;
-      const LineError where(file.origin, number);
-      if (number == 1 && read_log_line(trim(line), where, run)) {
-        is_log = true;
-        continue;
-      }
-      if (is_log) {
-        if (trim(line).empty()) continue;
-        if (!read_log_line(trim(line), where, run))
-          where.fail("not a line of pgbench's -l log: \"" + trim(line) + "\"");
-        continue;
-      }
-      if (in.eof() && complete_end < file.text.size()) {  // getline met the end, not a newline
-        cut_mid_line = true;
-        break;
-      }
-      read_output_line(line, where, in_statements, run);
+
+  // What messages add to where the output ends when it ends in part of a line.
+  std::string part_of_a_line() const { return cut_mid_line ? " and part of a line" : ""; }
+};
+
+// Reads one file into the run: a -l log when its first line is one, else pgbench's output.
+void read_pgbench_file(const PgbenchFile& file, PgbenchFiles& read) {
+  detail::require_utf8(file.text, file.origin);
+  // A last line without its newline is one pgbench was still writing (`tps = 255.27` of
+  // `tps = 255.278719`): an output's is left out and the output is cut short.
+  const std::size_t complete_end = file.text.rfind('\n') + 1;  // 0 when there is no newline
+  std::istringstream in(file.text);
+  std::size_t number = 0;
+  bool in_statements = false;
+  bool is_log = false;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const LineError where(file.origin, number);
+    if (number == 1 && read_log_line(trim(line), where, read.run)) {
+      is_log = true;
+      continue;
     }
-    if (!is_log && number > 0) summary_origin = file.origin;
+    if (is_log) {
+      if (trim(line).empty()) continue;
+      if (!read_log_line(trim(line), where, read.run))
+        where.fail("not a line of pgbench's -l log: \"" + trim(line) + "\"");
+      continue;
+    }
+    if (in.eof() && complete_end < file.text.size()) {  // getline met the end, not a newline
+      read.cut_mid_line = true;
+      break;
+    }
+    read_output_line(line, where, in_statements, read.run);
   }
-  const std::string origin = !run.summary_origin.empty() ? run.summary_origin
-                             : summary_origin.empty()
-                                 ? (files.empty() ? std::string("pgbench") : files.front().origin)
-                                 : summary_origin;
-  const std::string part_of_a_line = cut_mid_line ? " and part of a line" : "";
+  if (!is_log && number > 0) read.output_origin = file.origin;
+}
+
+// Throws when the run has neither summary nor progress lines, and, as `partial` says, when its
+// summary ends before its tps line.
+void require_pgbench_summary(const PgbenchFiles& read, const std::string& origin, Partial partial) {
+  const PgbenchRun& run = read.run;
+  const std::string part_of_a_line = read.part_of_a_line();
   if (!run.tps && run.progress_tps.empty()) {
     throw Error(origin +
                 ": no pgbench summary (tps = …) or --progress line: give pgbench's output (stdout "
                 "and stderr) with its -l logs" +
-                (run.last_read.empty() && !cut_mid_line
+                (run.last_read.empty() && !read.cut_mid_line
                      ? std::string()
                      : fmt::format(" (it ends after {}{}: {})",
                                    run.last_read.empty() ? "nothing whole" : run.last_read,
@@ -304,27 +311,11 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial part
                           ", without pgbench's summary (its \"tps = \" line)",
                       {});
   }
-  const std::optional<std::size_t> statements = builtin_statements(run.script);
-  // A line cut after the tps line may be a statement's: the list, if any, may be short.
-  const bool statements_cut =
-      cut_mid_line || (statements && run.listed_statements && run.statements.size() < *statements);
-  Params params;
-  if (run.clients) params["clients"] = *run.clients;
-  if (run.jobs) params["jobs"] = *run.jobs;
-  if (run.scale) params["scale"] = *run.scale;
-  if (run.query_mode) params["query_mode"] = *run.query_mode;
-  const std::string bench = "pgbench/" + run.script.value_or("unknown");
-  ImportedResults imported;
-  ResultRecord r = detail::new_result(bench, params);
+}
 
-  if (!run.progress_tps.empty()) {
-    r.metrics["tps"] = metric_from_samples("ops/s", Better::higher, run.progress_tps);
-    if (run.tps) r.metrics["tps"].value = *run.tps;  // the whole run's, not the median second's
-  } else {
-    r.metrics["tps"] = single_value_metric("ops/s", Better::higher, *run.tps);
-  }
-  r.primary = "tps";
-
+// The run's latency: the summary's average and stddev, the progress lines' averages as samples,
+// and the -l logs' count, extremes and percentiles. No unit when the files state none of these.
+Metric pgbench_latency(const PgbenchRun& run) {
   Metric latency;
   if (!run.progress_latency.empty()) {
     latency = metric_from_samples("ms", Better::lower, run.progress_latency);
@@ -358,6 +349,21 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial part
       latency.value = s.mean;
     }
   }
+  return latency;
+}
+
+// The run's own result, tps primary.
+ResultRecord pgbench_run_result(const PgbenchRun& run, const std::string& bench,
+                                const Params& params) {
+  ResultRecord r = detail::new_result(bench, params);
+  if (!run.progress_tps.empty()) {
+    r.metrics["tps"] = metric_from_samples("ops/s", Better::higher, run.progress_tps);
+    if (run.tps) r.metrics["tps"].value = *run.tps;  // the whole run's, not the median second's
+  } else {
+    r.metrics["tps"] = single_value_metric("ops/s", Better::higher, *run.tps);
+  }
+  r.primary = "tps";
+  const Metric latency = pgbench_latency(run);
   if (!latency.unit.empty()) r.metrics["latency"] = latency;
   if (run.connection_ms)
     r.metrics["connection_time"] = single_value_metric("ms", Better::lower, *run.connection_ms);
@@ -370,6 +376,50 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial part
   const std::int64_t logged = static_cast<std::int64_t>(run.logged_latency_ms.size());
   r.ops = run.processed.value_or(logged + run.logged_failed);
   r.errors = run.failed.value_or(run.logged_failed);
+  return r;
+}
+
+// A --report-per-command list cut short: what it lacks, and the statements left out.
+std::pair<std::string, std::string> pgbench_missing_statements(
+    const PgbenchRun& run, const std::optional<std::size_t>& statements) {
+  const std::size_t read = run.statements.size();
+  const std::string missing =
+      !run.listed_statements ? std::string("the rest of its last line")
+      : statements           ? fmt::format("the rest of the {} statements of pgbench's {} script",
+                                           *statements, *run.script)
+                             : std::string("the rest of its statements' latencies");
+  const std::string dropped = !run.listed_statements ? std::string("the line it ends in")
+                              : !statements ? fmt::format("any statement after statement {}", read)
+                              : read + 1 == *statements
+                                  ? fmt::format("statement {}", *statements)
+                                  : fmt::format("statements {} to {}", read + 1, *statements);
+  return {missing, dropped};
+}
+
+}  // namespace
+
+ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial partial) {
+  PgbenchFiles read;
+  for (const PgbenchFile& file : files) read_pgbench_file(file, read);
+  const PgbenchRun& run = read.run;
+  const std::string origin = !run.summary_origin.empty() ? run.summary_origin
+                             : read.output_origin.empty()
+                                 ? (files.empty() ? std::string("pgbench") : files.front().origin)
+                                 : read.output_origin;
+  require_pgbench_summary(read, origin, partial);
+  const std::optional<std::size_t> statements = builtin_statements(run.script);
+  // A line cut after the tps line may be a statement's: the list, if any, may be short.
+  const bool statements_cut = read.cut_mid_line || (statements && run.listed_statements &&
+                                                    run.statements.size() < *statements);
+  Params params;
+  if (run.clients) params["clients"] = *run.clients;
+  if (run.jobs) params["jobs"] = *run.jobs;
+  if (run.scale) params["scale"] = *run.scale;
+  if (run.query_mode) params["query_mode"] = *run.query_mode;
+  const std::string bench = "pgbench/" + run.script.value_or("unknown");
+  ImportedResults imported;
+  ResultRecord r = pgbench_run_result(run, bench, params);
+  const std::int64_t logged = static_cast<std::int64_t>(run.logged_latency_ms.size());
   if (!run.logged_latency_ms.empty() && run.processed && logged != *run.processed) {
     imported.warnings.push_back(fmt::format(
         "{}: the -l logs hold {} completed transactions, the summary {}: a log file may be missing",
@@ -390,20 +440,10 @@ ImportedResults read_pgbench(const std::vector<PgbenchFile>& files, Partial part
     imported.results.push_back(std::move(s));
   }
   if (statements_cut) {
-    const std::size_t read = run.statements.size();
-    const std::string missing =
-        !run.listed_statements ? std::string("the rest of its last line")
-        : statements           ? fmt::format("the rest of the {} statements of pgbench's {} script",
-                                             *statements, *run.script)
-                               : std::string("the rest of its statements' latencies");
-    const std::string dropped =
-        !run.listed_statements    ? std::string("the line it ends in")
-        : !statements             ? fmt::format("any statement after statement {}", read)
-        : read + 1 == *statements ? fmt::format("statement {}", *statements)
-                                  : fmt::format("statements {} to {}", read + 1, *statements);
-    detail::cut_short(imported, partial, origin,
-                      "ends after " + run.last_read + part_of_a_line + ", without " + missing,
-                      {dropped});
+    const auto [missing, dropped] = pgbench_missing_statements(run, statements);
+    detail::cut_short(
+        imported, partial, origin,
+        "ends after " + run.last_read + read.part_of_a_line() + ", without " + missing, {dropped});
   }
   for (const std::string& line : run.diagnostics) imported.warnings.push_back(line);
   return imported;
