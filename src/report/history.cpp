@@ -1,6 +1,5 @@
 // The trends of the reported cases: the series `benchledger history` follows, from
 // ledger::collect_series, and their change points as `benchledger detect` finds them.
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>

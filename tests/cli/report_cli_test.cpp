@@ -217,14 +217,8 @@ TEST_CASE("the Markdown report lists each case's change points, found as detect 
 }
 
 TEST_CASE("a case whose unit changed gets a trend chart per unit, the series history prints") {
-  std::vector<RunData> runs = fixtures::history_before(fixtures::current_run(), 5);
   // executors/mixed records its time in µs from the fourth run on.
-  for (std::size_t k = 3; k < runs.size(); ++k) {
-    for (ResultRecord& r : runs[k].results) {
-      if (r.bench == "executors/mixed")
-        r.metrics["time"] = fixtures::spread_metric("us", Better::lower, 1e6 / 1101.0, 0.07, 10);
-    }
-  }
+  const std::vector<RunData> runs = fixtures::unit_change_history();
   ScratchDir dir;
   // SQLite's report reads its table of points, as its history does; NDJSON reads the records.
   for (const std::string& ledger :
