@@ -115,7 +115,7 @@ int run_report(const ReportCliOptions& options) {
     }
   }
   // Both forms: HTML charts the trends, and both list the change points found in them.
-  input.trends = report::collect_history(get_store(), input.runs, input.history);
+  input.trends = report::collect_trends(get_store(), input.runs, input.history);
   compare::DetectOptions detect;
   detect.config = load_default_config();
   detect.fallback_threshold = options.threshold;

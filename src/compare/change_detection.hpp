@@ -47,6 +47,9 @@ struct CaseChanges {
   std::string remark;
 };
 
+// The change points of one series. Throws Error from stats::e_divisive_change_points.
+CaseChanges detect_changes(const ledger::Series& series, const DetectOptions& options);
+
 // One entry per series, in their order. Throws Error from stats::e_divisive_change_points.
 std::vector<CaseChanges> detect_changes(const std::vector<ledger::Series>& series,
                                         const DetectOptions& options);

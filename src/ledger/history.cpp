@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -95,17 +96,41 @@ class SeriesBuilder {
   std::map<std::string, Gathered> m_series;
 };
 
+// The position of the last point that HistoryOptions::through_runs keeps in a store's points:
+// that of the newest of the runs' last points; nullopt when some run has no point, or when there
+// are none. `keeps_points` says whether the store keeps points at all.
+std::optional<std::int64_t> end_of_points(const Store& store, const HistoryOptions& options,
+                                          const std::set<std::string>& through,
+                                          bool& keeps_points) {
+  std::map<std::string, std::int64_t> last;  // each run's last position met
+  keeps_points = store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
+    if (through.count(p.point.run_id) == 0) return;
+    std::int64_t& at = last[p.point.run_id];
+    at = std::max(at, p.position);
+  });
+  if (through.empty() || last.size() != through.size()) return std::nullopt;
+  std::int64_t end = 0;
+  for (const auto& [run, position] : last) end = std::max(end, position);
+  return end;
+}
+
 }  // namespace
 
 std::vector<Series> collect_series(const Store& store, const HistoryOptions& options) {
   const Invalidated invalidated(store.notes());
+  const std::set<std::string> through(options.through_runs.begin(), options.through_runs.end());
   SeriesBuilder builder(options.last);
   // Points from the store's columns, when it keeps them and the samples are not needed: they
   // come series by series, and the builder puts the series back in the order of their first
-  // points. A series is looked up once for the run of points that share its SeriesCase.
+  // points. A series is looked up once for the run of points that share its SeriesCase. Points
+  // come case by case, so where `through` ends them is found in a pass of its own.
+  bool keeps_points = !options.samples;
+  std::optional<std::int64_t> end;
+  if (keeps_points && !through.empty()) end = end_of_points(store, options, through, keeps_points);
   std::shared_ptr<const SeriesCase> current;  // held, so that its address is not reused
   SeriesBuilder::Gathered* gathered = nullptr;
-  if (!options.samples && store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
+  if (keeps_points && store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
+        if (end && p.position > *end) return;
         const SeriesCase& c = *p.series;
         if (invalidated.covers(p.point.run_id, p.result_id, c.bench)) return;
         if (p.series != current) {
@@ -117,7 +142,16 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
     return builder.take();
   }
   std::int64_t position = 0;  // results arrive in ledger order: a count orders them
+  // The runs of `through` not met yet.
+  std::set<std::string> pending = through;
   store.scan_series(options.query, [&](const RunRecord& run, ResultRecord&& result) {
+    // A run's results follow it in one batch: once every run of `through` has been met, the
+    // first result of another run was appended after the newest of them.
+    if (through.count(run.header.id) != 0) {
+      pending.erase(run.header.id);
+    } else if (!through.empty() && pending.empty()) {
+      return false;
+    }
     if (invalidated.covers(run.header.id, result)) return true;
     const std::string& name = options.metric ? *options.metric : result.primary;
     const auto metric = result.metrics.find(name);

@@ -35,12 +35,19 @@ struct HistoryOptions {
   // Whether each point needs its samples (`detect` does); without, a store that keeps points in
   // columns (Store::scan_points) serves the series from those, and `values` stays empty.
   bool samples = false;
+  // The runs whose history the series are (a report's runs): each series ends with the newest
+  // of them in the order appended, leaving out the results appended after that run's last one,
+  // so that a report of older runs shows no later one. A run the ledger does not hold (with no
+  // result the query selects) counts as newer than every run it holds: then nothing is left
+  // out. Empty: the series run to the end of the ledger.
+  std::vector<std::string> through_runs;
 };
 
 // Every matching series in the order its case first appears, each point from a result that has
 // the metric; results and runs that an `invalidate` note targets are left out. Memory holds the
-// series (at most `last` points each) and the notes. Throws Error (a bad --since) and what the
-// store throws.
+// series (at most `last` points each) and the notes. With `through_runs`, a store that keeps
+// points in columns is read twice (the first time for where the series end). Throws Error (a bad
+// --since) and what the store throws.
 std::vector<Series> collect_series(const Store& store, const HistoryOptions& options);
 
 // Returns when `series`, collect_series' answer to `options`, is not empty and every CASE glob

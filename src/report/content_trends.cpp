@@ -44,12 +44,13 @@ std::vector<std::string> trend_tick_labels(const std::vector<ledger::SeriesPoint
 std::vector<const Trend*> charted_trends(const ReportInput& input) {
   std::vector<const Trend*> trends;
   for (const Trend& trend : input.trends) {
-    if (!trend.points.empty()) trends.push_back(&trend);
+    if (!trend.series.points.empty()) trends.push_back(&trend);
   }
   if (trends.size() <= k_max_charted_cases) return trends;
   const auto moved = [](const Trend* t) {
-    if (t->points.size() < 2) return -1.0;
-    const double before = t->points[t->points.size() - 2].centre, now = t->points.back().centre;
+    const std::vector<ledger::SeriesPoint>& points = t->series.points;
+    if (points.size() < 2) return -1.0;
+    const double before = points[points.size() - 2].centre, now = points.back().centre;
     return before != 0 ? std::abs(now / before - 1) : std::abs(now - before);
   };
   std::vector<std::pair<double, const Trend*>> ranked;
@@ -68,25 +69,44 @@ std::string commit_of(const compare::DetectedChange& d) {
 }
 
 // A change point's tooltip: where it lies, its commit, and the change.
-std::string change_tip(const Trend& trend, const compare::DetectedChange& d) {
+std::string change_tip(const ledger::Series& series, const compare::DetectedChange& d) {
   return fmt::format(
       "change point at {} {} (commit {}): {} → {} ({}), p = {}, {}", display_time(d.time), d.run_id,
-      commit_of(d), format_quantity(d.before, trend.unit), format_quantity(d.after, trend.unit),
+      commit_of(d), format_quantity(d.before, series.unit), format_quantity(d.after, series.unit),
       format_change(d.change), format_number(d.p), d.regression ? "regression" : "improvement");
+}
+
+// The cases that have more than one trend (a change of unit or of primary metric starts another
+// series), whose titles must say which series each shows.
+std::set<std::string> cases_with_several_trends(const ReportInput& input) {
+  std::set<std::string> seen, several;
+  for (const Trend& trend : input.trends) {
+    std::string key = case_key(trend.series.bench, trend.series.params);
+    if (!seen.insert(key).second) several.insert(std::move(key));
+  }
+  return several;
+}
+
+// What tells a trend from the other trends of its case: `time in ns`.
+std::string metric_and_unit(const ledger::Series& series) {
+  return series.metric + " in " + series.unit;
 }
 
 ChartGroup trend_charts(const ReportInput& input) {
   ChartGroup group;
+  const std::set<std::string> several = cases_with_several_trends(input);
   std::set<std::string> highlighted;
   for (const RunData& data : input.runs) highlighted.insert(data.run.header.id);
   const std::string base_id = input.base ? input.base->run.header.id : std::string();
   for (const Trend* trend_ptr : charted_trends(input)) {
-    const Trend& trend = *trend_ptr;
+    const ledger::Series& trend = trend_ptr->series;
     std::vector<double> values;
     for (const ledger::SeriesPoint& p : trend.points) values.push_back(p.max);
     const DisplayUnit shown = display_unit(max_abs(values), trend.unit);
     LineChart chart;
     chart.title = trend.bench + (trend.params.empty() ? "" : " " + params_text(trend.params));
+    if (several.count(case_key(trend.bench, trend.params)) != 0)
+      chart.title += " (" + metric_and_unit(trend) + ")";
     chart.x_label = "run (oldest to newest)";
     chart.y_label = axis_label(trend.metric, shown);
     chart.note = trend.better == Better::lower ? "lower is better" : "higher is better";
@@ -119,7 +139,7 @@ ChartGroup trend_charts(const ReportInput& input) {
     chart.series = {std::move(line), std::move(base), std::move(reported)};
     chart.styles = {0, 1, 3};
     // Half-way between the last run before the change and the first after it.
-    for (const compare::DetectedChange& d : trend.changes) {
+    for (const compare::DetectedChange& d : trend_ptr->changes) {
       chart.marks.push_back(
           {static_cast<double>(d.index) - 0.5, format_change(d.change), change_tip(trend, d)});
     }
@@ -141,6 +161,13 @@ void add_trends(Document& doc, const ReportInput& input) {
       "sample) across the last {} of the ledger that measured it.",
       input.history == 1 ? std::string("run")
                          : format_integer(static_cast<std::int64_t>(input.history)) + " runs"))};
+  if (!cases_with_several_trends(input).empty()) {
+    const Text several = {
+        plain(" A case whose unit or primary metric changed has a chart for each, "
+              "titled with its metric and unit, as "),
+        code("benchledger history"), plain(" has a series for each.")};
+    charts.intro.insert(charts.intro.end(), several.begin(), several.end());
+  }
   if (input.trends.size() > k_max_charted_cases) {
     const Text note =
         summarised_note(input.trends.size(), "whose newest run moved most from the one before");
@@ -155,6 +182,7 @@ void add_change_points(Document& doc, const ReportInput& input) {
     if (!trend.changes.empty()) changed.push_back(&trend);
   }
   if (changed.empty()) return;
+  const std::set<std::string> several = cases_with_several_trends(input);
   doc.blocks.emplace_back(Heading{2, "Change points"});
   doc.blocks.emplace_back(Paragraph{
       {plain(fmt::format(
@@ -168,9 +196,12 @@ void add_change_points(Document& doc, const ReportInput& input) {
              "medians of the runs either side, up to the next change point.")},
       {}});
   for (const Trend* trend : changed) {
-    Text title = case_text(trend->bench, trend->params);
-    title.push_back(plain(fmt::format(": {} ({} is better)", trend->metric,
-                                      trend->better == Better::lower ? "lower" : "higher")));
+    const ledger::Series& series = trend->series;
+    Text title = case_text(series.bench, series.params);
+    const bool unit_too = several.count(case_key(series.bench, series.params)) != 0;
+    title.push_back(
+        plain(fmt::format(": {} ({} is better)", unit_too ? metric_and_unit(series) : series.metric,
+                          series.better == Better::lower ? "lower" : "higher")));
     doc.blocks.emplace_back(Paragraph{std::move(title), {}});
     Table table;
     table.header = {"First run after", "Time",   "Commit", "Before",
@@ -181,8 +212,8 @@ void add_change_points(Document& doc, const ReportInput& input) {
       const char* verdict = d.regression ? "regression" : "improvement";
       table.rows.push_back(
           {Cell{{code(d.run_id)}, {}, {}}, text_cell(display_time(d.time)),
-           Cell{{code(commit_of(d))}, {}, {}}, text_cell(format_quantity(d.before, trend->unit)),
-           text_cell(format_quantity(d.after, trend->unit)), text_cell(format_change(d.change)),
+           Cell{{code(commit_of(d))}, {}, {}}, text_cell(format_quantity(d.before, series.unit)),
+           text_cell(format_quantity(d.after, series.unit)), text_cell(format_change(d.change)),
            text_cell(format_number(d.p)), Cell{{plain(verdict)}, verdict, verdict}});
     }
     doc.blocks.emplace_back(std::move(table));

@@ -3,7 +3,7 @@
 //
 // The renderers are pure: the same ReportInput gives the same bytes, and nothing in them reads
 // the clock, the environment or the network. The date a report shows is the time of its newest
-// run record. collect_history() is the only part that reads a store.
+// run record. collect_trends() is the only part that reads a store.
 #pragma once
 
 #include <cstddef>
@@ -27,15 +27,13 @@ struct RunData {
   std::vector<ResultRecord> results;
 };
 
-// A case's primary metric across the last runs of the ledger that measured it, oldest first.
+// A series of a reported case's primary metric across the last runs of the ledger that measured
+// it, oldest first, as `benchledger history` gives it (one series per case, metric and unit): its
+// points are charted, the centre with min to max as whiskers.
 struct Trend {
-  std::string bench;
-  Params params;
-  std::string metric;
-  std::string unit;
-  Better better = Better::lower;
-  std::vector<ledger::SeriesPoint> points;  // charted: centre, and min to max as whiskers
-  // The change points among `points`, as `benchledger detect` finds them (mark_change_points).
+  ledger::Series series;
+  // The change points among the series' points, as `benchledger detect` finds them
+  // (mark_change_points).
   std::vector<compare::DetectedChange> changes;
 };
 
@@ -65,13 +63,15 @@ std::string render_markdown(const ReportInput& input);
 // Throws Error when input.runs is empty.
 std::string render_html(const ReportInput& input);
 
-// The trends of every case of `runs`: each case's primary metric over the last `history` runs
-// of `store` that measured it, up to the newest of `runs` in the store's order (later runs are
-// not part of that run's history). Runs and results that an `invalidate` note targets are left
-// out. A reported run the store does not hold (one read from another file) ends its cases'
-// trends. Throws Error when the store cannot be read.
-std::vector<Trend> collect_history(const ledger::Store& store, const std::vector<RunData>& runs,
-                                   std::size_t history);
+// The trends of every case of `runs`: the series of each case's primary metric (one per metric
+// and unit, as ledger::collect_series gives them, so a change of unit starts another trend) over
+// the last `history` runs of `store` that measured it, up to the newest of `runs` in the store's
+// order (later runs are not part of that run's history), in the order of the cases in `runs`.
+// Runs and results that an `invalidate` note targets are left out. A reported run the store does
+// not hold (one read from another file) ends its cases' trends. Throws Error when the store
+// cannot be read.
+std::vector<Trend> collect_trends(const ledger::Store& store, const std::vector<RunData>& runs,
+                                  std::size_t history);
 
 // Fills each trend's `changes` with the change points of its points, found by
 // compare::detect_changes exactly as `benchledger detect` finds them in a series. Throws Error

@@ -1,5 +1,8 @@
 // `benchledger report` selects runs from a real ledger as compare does and writes the report
-// the library renders for them, to stdout or atomically to a file, with exit 2 on bad input.
+// the library renders for them, to stdout or atomically to a file, with exit 2 on bad input, its
+// trend charts plotting the series that `benchledger history` prints.
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 
@@ -30,6 +33,42 @@ ReportInput expected_input(std::optional<RunData> base, std::vector<RunData> run
     }
   }
   return input;
+}
+
+// The run ids that each trend chart of `bench` in an HTML report plots, chart by chart: the runs
+// its points' tooltips name, each once (the reported run's marker repeats its point).
+std::vector<std::vector<std::string>> plotted_runs(const std::string& html,
+                                                   const std::string& bench) {
+  const std::size_t trends = html.find("<h2 id=\"trends\">");
+  REQUIRE(trends != std::string::npos);
+  const std::string section = html.substr(trends, html.find("<h2 ", trends + 1) - trends);
+  std::vector<std::vector<std::string>> out;
+  const std::string open = "<figure><figcaption>", close = "</figure>";
+  for (std::size_t at = section.find(open); at != std::string::npos;
+       at = section.find(open, at + 1)) {
+    const std::string figure = section.substr(at, section.find(close, at) - at);
+    if (figure.compare(open.size(), bench.size() + 1, bench + " ") != 0) continue;
+    std::vector<std::string>& runs = out.emplace_back();
+    for (std::size_t t = figure.find("<title>"); t != std::string::npos;
+         t = figure.find("<title>", t + 1)) {
+      const std::size_t from = t + std::string("<title>").size();
+      const std::string tip = figure.substr(from, figure.find("</title>", from) - from);
+      if (tip.rfind("change point", 0) == 0) continue;
+      // `2026-11-22 04:27:59 UTC 01JD… (label): 1.23 ms`: the run id is the word of 26 letters and
+      // digits.
+      std::istringstream words(tip);
+      std::string word;
+      while (words >> word) {
+        if (word.ends_with(':')) word.pop_back();
+        const bool id = word.size() == 26 && std::all_of(word.begin(), word.end(), [](char c) {
+                          return std::isupper(static_cast<unsigned char>(c)) != 0 ||
+                                 std::isdigit(static_cast<unsigned char>(c)) != 0;
+                        });
+        if (id && std::find(runs.begin(), runs.end(), word) == runs.end()) runs.push_back(word);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -174,5 +213,36 @@ TEST_CASE("the Markdown report lists each case's change points, found as detect 
     if (c["metric"] != "wall") continue;  // pipeline's primary metric
     REQUIRE(c["change_points"].size() == 1);
     CHECK(c["change_points"][0]["run"] == step_run);
+  }
+}
+
+TEST_CASE("a case whose unit changed gets a trend chart per unit, the series history prints") {
+  // executors/mixed records its time in µs from the fourth run on.
+  const std::vector<RunData> runs = fixtures::unit_change_history();
+  ScratchDir dir;
+  // SQLite's report reads its table of points, as its history does; NDJSON reads the records.
+  for (const std::string& ledger :
+       {(dir.path() / "ledger.ndjson").string(), "sqlite:" + (dir.path() / "ledger.db").string()}) {
+    INFO(ledger);
+    write_ledger(ledger, runs);
+    const Outcome html = run_cli({"report", "--ledger", ledger, "--format", "html"}, dir.path());
+    INFO(html.err);
+    REQUIRE(html.exit_code == 0);
+    const Outcome history =
+        run_cli({"history", "executors/mixed", "--ledger", ledger, "--format", "json"}, dir.path());
+    INFO(history.err << history.out);
+    REQUIRE(history.exit_code == 0);
+    const nlohmann::json history_json = nlohmann::json::parse(history.out);
+    std::vector<std::vector<std::string>> printed;
+    for (const nlohmann::json& series : history_json["series"]) {
+      std::vector<std::string>& ids = printed.emplace_back();
+      for (const nlohmann::json& p : series["points"]) ids.push_back(p["run"].get<std::string>());
+    }
+    REQUIRE(printed.size() == 2);  // one series in ns, one in µs
+    CHECK(plotted_runs(html.out, "executors/mixed") == printed);
+    CHECK(html.out.find("executors/mixed concurrency=50, executor=bounded_pool (time in us)") !=
+          std::string::npos);
+    CHECK(html.out.find("A case whose unit or primary metric changed has a chart for each") !=
+          std::string::npos);
   }
 }

@@ -406,4 +406,15 @@ std::vector<RunData> step_change_history(int count, int step, double factor) {
   return runs;
 }
 
+std::vector<RunData> unit_change_history() {
+  std::vector<RunData> runs = history_before(current_run(), 5);
+  for (std::size_t k = 3; k < runs.size(); ++k) {
+    for (ResultRecord& r : runs[k].results) {
+      if (r.bench == "executors/mixed")
+        r.metrics["time"] = spread_metric("us", Better::lower, 1e6 / 1101.0, 0.07, 10);
+    }
+  }
+  return runs;
+}
+
 }  // namespace benchledger::report::fixtures

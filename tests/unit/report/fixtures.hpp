@@ -36,5 +36,8 @@ std::vector<RunData> history_before(const RunData& last, int count);
 // oldest first, with ±1% of noise; from run `step` on (0-based), every case is `factor` times
 // slower: one real step change for change-point detection to find.
 std::vector<RunData> step_change_history(int count, int step, double factor);
+// history_before(current_run(), 5), in which executors/mixed records its time in µs instead of
+// ns from the fourth of the six runs on: a case whose unit changed.
+std::vector<RunData> unit_change_history();
 
 }  // namespace benchledger::report::fixtures

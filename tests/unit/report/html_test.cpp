@@ -26,11 +26,11 @@ std::size_t count(const std::string& text, const std::string& pattern) {
       std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
 }
 
-// Trends as collect_history would make them: the fixture history of the current run.
+// Trends as collect_trends would make them: the fixture history of the current run.
 std::vector<Trend> trends_of(const std::vector<RunData>& history) {
   std::vector<Trend> trends;
   for (const ResultRecord& r : history.back().results) {
-    Trend trend;
+    ledger::Series trend;
     trend.bench = r.bench;
     trend.params = r.params;
     trend.metric = r.primary;
@@ -51,7 +51,7 @@ std::vector<Trend> trends_of(const std::vector<RunData>& history) {
         p.max = hm.summary.max;
       }
     }
-    trends.push_back(std::move(trend));
+    trends.push_back({std::move(trend), {}});
   }
   return trends;
 }
@@ -311,7 +311,7 @@ TEST_CASE("trend ticks stay distinct when runs share a minute or a second") {
   const auto ticks_of = [&](const std::vector<std::string>& times) {
     ReportInput input;
     input.runs.push_back(fixtures::current_run());
-    Trend trend;
+    ledger::Series trend;
     trend.bench = "t";
     trend.metric = "time";
     trend.unit = "ms";
@@ -323,7 +323,7 @@ TEST_CASE("trend ticks stay distinct when runs share a minute or a second") {
       p.min = 1.0;
       p.max = 2.0;
     }
-    input.trends = {trend};
+    input.trends = {{trend, {}}};
     std::vector<std::string> ticks;
     for (const SvgChart& chart : charts_of(render_html(input))) {
       if (chart.body.find(">t: time (ms) by run (oldest to newest)</title>") == std::string::npos)
