@@ -390,8 +390,9 @@ class GateRun {
     }
     argv.insert(argv.end(), {"--dry-run", "--format", "json", "--quiet"});
     argv.insert(argv.end(), share.begin(), share.end());
-    const std::string what = fmt::format("round {} of {} ({}), gate.run[{}]", round + 1, side.name,
-                                         short_commit(side.commit), entry);
+    const std::string what = fmt::format(
+        "round {} of {} ({}){}, gate.run[{}]", round + 1, side.name, short_commit(side.commit),
+        cpus.empty() ? std::string() : fmt::format(" on CPUs {}", fmt::join(cpus, ",")), entry);
     log_line(m_settings, "== " + what + ": " + join(argv));
     const StepRun done = run_step(argv, side, true, cpus, m_settings);
     throw_if_stopped();

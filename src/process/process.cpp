@@ -398,12 +398,13 @@ std::filesystem::path temp_root() {
 }
 
 TempDir::TempDir(const std::string& prefix, const std::string& what) {
-  std::string pattern = (temp_root() / (prefix + "-XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
+  const std::string pattern = (temp_root() / (prefix + "-XXXXXX")).string();
+  std::string path = pattern;  // mkdtemp fills in the Xs, even when it fails
+  if (::mkdtemp(path.data()) == nullptr) {
     throw Error("cannot create a directory like " + pattern + " for " + what + ": " +
                 std::strerror(errno));
   }
-  m_path = pattern;
+  m_path = path;
 }
 
 TempDir::~TempDir() {

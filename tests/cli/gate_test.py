@@ -8,6 +8,7 @@ installed `bench-gate` in it and checks its exit status and what it wrote to --o
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -477,12 +478,15 @@ def scenario_duet(s):
     # The halves of this process's CPUs; base has the first in the first round.
     cpus = sorted(os.sched_getaffinity(0))
     halves = [",".join(map(str, cpus[:len(cpus) // 2])), ",".join(map(str, cpus[len(cpus) // 2:]))]
-    log_lines = (s.out / "gate.log").read_text().splitlines()
+    log = (s.out / "gate.log").read_text()
     for side, first, second in (("base", 0, 1), ("head", 1, 0)):
         for round_number, half in ((1, halves[first]), (2, halves[second])):
-            if f"round {round_number}: {side} on CPUs {half}" not in log_lines:
-                fail(f"gate.log does not say that round {round_number} ran {side} on CPUs {half}:\n"
-                     + "\n".join(log_lines))
+            said = f"round {round_number}: {side} on CPUs {half}"
+            logged = re.compile(rf"^== round {round_number} of {side} \([0-9a-f]+\) on CPUs "
+                                rf"{half}, gate\.run\[0\]: ", re.M)
+            if said not in done.stderr or not logged.search(log):
+                fail(f"the gate did not say, or gate.log does not name, {side}'s CPUs ({half}) "
+                     f"in round {round_number}:\n{done.stderr}\n{log}")
 
 
 def cpus_of(listed):
