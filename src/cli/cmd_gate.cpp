@@ -3,6 +3,7 @@
 // as `compare` does and writes the comparison in every format to --out. Exit 0 when the gate
 // passes, 1 when it fails, 2 when no comparison could be made (main turns Error into 2).
 #include <unistd.h>
+#include <cstdint>
 
 #include <filesystem>
 #include <iostream>
@@ -46,6 +47,7 @@ struct GateCliOptions {
   std::optional<int> rounds;
   std::optional<std::string> order;   // else duet when gate.duet, else interleaved
   std::optional<double> budget;       // seconds; else gate.budget
+  std::optional<std::uint64_t> seed;  // of the pairs' order; else a fresh one
   std::optional<std::string> design;  // paired or pooled; else gate.design
   bool keep_worktrees = false;
   CompareFlags judging;
@@ -161,6 +163,7 @@ gate::GateSettings gate_settings(const GateCliOptions& options, const std::files
   if (ec) throw Error("cannot find this program's own path: " + ec.message());
   settings.rounds = options.rounds;
   settings.budget = options.budget;
+  settings.seed = options.seed;
   if (options.order) {
     settings.order = *options.order == "sequential" ? gate::Order::sequential
                      : *options.order == "duet"     ? gate::Order::duet
@@ -280,14 +283,18 @@ Runner add_gate_command(CLI::App& app) {
          "rounds a side before the first look (default: gate.rounds of benchledger.json, else 10)")
       ->check(CLI::Range(1, 1000));
   sub->add_option("--order", options->order,
-                  "interleaved (base and head alternate), duet (both at once, each on half of "
-                  "the CPUs) or sequential (every base round first; for contrast only) "
+                  "interleaved (pairs of base and head, each in random order), duet (both at "
+                  "once, each on half of the CPUs) or sequential (every base round first; for "
+                  "contrast only) "
                   "(default: duet when gate.duet is true, else interleaved)")
       ->check(CLI::IsMember({"interleaved", "duet", "sequential"}));
   sub->add_option("--budget", options->budget,
                   "seconds of extra rounds for cases still undecided after the planned ones, 0 "
                   "for none (default: gate.budget, else three times what the planned rounds took)")
       ->check(CLI::Range(0.0, 7.0 * 24 * 3600));
+  sub->add_option("--seed", options->seed,
+                  "the seed of the pairs' random order, to repeat a gate's order (gate.log names "
+                  "each gate's)");
   sub->add_option("--design", options->design,
                   "paired (the signed-rank test of the rounds' pairs) or pooled (the two-sample "
                   "test of all samples) (default: gate.design, else paired)")

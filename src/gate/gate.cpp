@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <system_error>
 #include <thread>
 
@@ -251,6 +252,12 @@ Config gate_config_at(const std::filesystem::path& repository, const std::string
 
 namespace {
 
+// A seed for the pairs' order, from the system's entropy.
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
+
 // [entry][round]: the arguments of each gate.run entry's share in each round.
 using RoundPlan = std::vector<std::vector<std::vector<std::string>>>;
 
@@ -277,6 +284,13 @@ class GateRun {
     if (m_out.order == Order::duet) m_halves = cpu_halves();
     check_out_and_build(repository);
 
+    const std::uint64_t seed = m_settings.seed.value_or(fresh_seed());
+    m_order.seed(seed);
+    if (m_out.order == Order::interleaved) {
+      log_line(m_settings, fmt::format("== each pair in random order, seed {} (--seed {} repeats "
+                                       "the order)",
+                                       seed, seed));
+    }
     m_started = std::chrono::steady_clock::now();
     planned_rounds();
     const double planned_seconds = elapsed();
@@ -419,8 +433,10 @@ class GateRun {
     side.rounds.push_back({entry, round, std::move(data)});
   }
 
-  // One pair: alternating which side goes first cancels a steady trend as well as a step; a
-  // duet runs both at once, swapping the halves of the CPUs every round.
+  // One pair, in an order drawn at random: then each pair's log-ratio is as likely to gain as to
+  // lose from whatever the host does meanwhile (a load that comes and goes in step with the
+  // rounds, which defeats strict alternation), so that the signed-rank test's null holds. A duet
+  // runs both at once, swapping the halves of the CPUs every round.
   void measure_pair(std::size_t round, const std::vector<bool>& entries) {
     if (m_out.order == Order::duet) {
       const std::size_t first = round % 2;
@@ -441,7 +457,7 @@ class GateRun {
       base_thread.join();
       if (base_error) std::rethrow_exception(base_error);
       if (head_error) std::rethrow_exception(head_error);
-    } else if (round % 2 == 0) {
+    } else if ((m_order() & 1U) == 0) {  // the raw bits: the same order for a seed everywhere
       measure(m_base, round, entries, {});
       measure(m_head, round, entries, {});
     } else {
@@ -532,6 +548,7 @@ class GateRun {
   std::array<std::vector<int>, 2> m_halves;  // a duet's CPUs
   std::set<std::string> m_base_entry_cases;  // what base's entries measured on the head
   std::chrono::steady_clock::time_point m_started;
+  std::mt19937_64 m_order;  // which side of each interleaved pair goes first
 };
 
 }  // namespace

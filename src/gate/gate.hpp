@@ -2,10 +2,11 @@
 // of the user's repository checked out in temporary worktrees, built and measured as BASE_REV's
 // `gate` section says (HEAD_REV's when BASE_REV has none; "Whose configuration judges"), with
 // the `gate.run` entries only HEAD_REV's section has measuring the head alone, in pairs of rounds
-// (alternating, or at once in a duet), more pairs for the cases still undecided while a budget
+// (each pair in random order, or both at once in a duet), more pairs for the cases still undecided while a budget
 // lasts, each side pooled into one run.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -48,6 +49,9 @@ struct GateSettings {
   // Seconds of extra rounds for undecided cases: absent for three times what the planned rounds
   // took (a gate takes at most about four times its plan), 0 for none. Overrides gate.budget.
   std::optional<double> budget;
+  // The seed of the pairs' random order (which side of each interleaved pair goes first):
+  // absent for a fresh one. gate.log names the seed, so that a gate's order can be repeated.
+  std::optional<std::uint64_t> seed;
   Judge judge;                 // empty: no look, no extra rounds
   std::filesystem::path work;  // an empty directory for the worktrees
   bool keep_worktrees = false;

@@ -1,5 +1,5 @@
 // Interleaved measurement (docs/ci-gate.md, "Interleaving"): each `gate.run` entry's runs or
-// repetitions are split into rounds, the rounds of base and head alternate, and each side's
+// repetitions are split into rounds, base and head are measured in pairs of rounds, and each side's
 // rounds are pooled into one run with one result per case, as if measured in one go.
 #pragma once
 

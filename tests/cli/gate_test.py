@@ -128,6 +128,12 @@ def expect_regression(s, done):
         fail(f"expected work/instructions to be a regression: {verdicts(s.comparison())}")
 
 
+def round_order(log):
+    """The sides in the order gate.log says they ran."""
+    return [line.split()[4] for line in log.splitlines()
+            if line.startswith("== round ") and " of " in line]
+
+
 def scenario_slower(s):
     commit_slower_head(s)
     expect_regression(s, s.run_gate("--metric", "instructions"))
@@ -148,12 +154,15 @@ def scenario_slower(s):
     base_run = next(r for r in runs if r["label"] == "base")
     if base_run["git"]["commit"] != base_commit or base_run["git"]["dirty"]:
         fail(f"the base run records {base_run['git']}, not the clean commit {base_commit}")
-    # The rounds alternate: base first in round 1, head first in round 2.
+    # Each round is a pair, base and head in an order drawn from the seed gate.log names.
     log = (s.out / "gate.log").read_text()
-    order = [line.split()[4] for line in log.splitlines()
-             if line.startswith("== round ") and " of " in line]
-    if order[:4] != ["base", "head", "head", "base"]:
-        fail(f"the rounds do not alternate: {order}")
+    order = round_order(log)
+    if len(order) < 4 or any(sorted(order[i:i + 2]) != ["base", "head"]
+                             for i in range(0, len(order), 2)):
+        fail(f"the rounds are not pairs of base and head: {order}")
+    seeds = re.findall(r"^== each pair in random order, seed (\d+) ", log, re.M)
+    if len(seeds) != 1:
+        fail(f"gate.log does not name the pairs' seed once: {seeds}")
     # The worktrees are gone, from disk and from git's list.
     worktrees = s.git("worktree", "list").stdout.strip().splitlines()
     if len(worktrees) != 1:
@@ -175,6 +184,15 @@ def scenario_identical(s):
         fail(f"--ledger keeps {len(runs)} runs, expected base and head")
     if (s.out / "ledger.ndjson").exists():
         fail("with --ledger the gate still wrote a ledger of its own to --out")
+    # --seed repeats a gate's order of pairs, which gate.log names.
+    log = (s.out / "gate.log").read_text()
+    seed = re.search(r"^== each pair in random order, seed (\d+) ", log, re.M).group(1)
+    done = s.run_gate("--ledger", str(kept), "--threshold", "50", "--seed", seed,
+                      base="main~1", head="main")
+    expect_status(done, 0)
+    again = (s.out / "gate.log").read_text()
+    if f"seed {seed} " not in again or round_order(again) != round_order(log):
+        fail(f"--seed {seed} did not repeat the order {round_order(log)}: {round_order(again)}")
 
 
 def scenario_failing(s):
