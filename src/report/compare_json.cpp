@@ -12,20 +12,12 @@
 
 #include "report/compare_render.hpp"
 #include "report/explain_render.hpp"
+#include "report/json_values.hpp"
 
 namespace benchledger::report {
 namespace {
 
 using nlohmann::ordered_json;
-
-ordered_json optional_number(const std::optional<double>& value, double scale = 1.0) {
-  if (!value || !std::isfinite(*value)) return nullptr;
-  return *value * scale;
-}
-
-ordered_json optional_text(const std::optional<std::string>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
 
 ordered_json run_json(const compare::RunSummary& run) {
   ordered_json git;

@@ -9,6 +9,7 @@
 
 #include "report/escape.hpp"
 #include "report/format.hpp"
+#include "report/json_values.hpp"
 #include "report/text_fields.hpp"
 #include "report/text_table.hpp"
 
@@ -46,10 +47,6 @@ void write_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   std::vector<Align> align(columns, Align::right);
   if (columns > 0) align.front() = align.back() = Align::left;
   out << TextTable(align, "  ").render(rows);
-}
-
-nlohmann::ordered_json optional_number(const std::optional<double>& value) {
-  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
 nlohmann::ordered_json function_json(const profile::FunctionChange& f) {
