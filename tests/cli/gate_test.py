@@ -463,13 +463,13 @@ def scenario_undecided(s):
 def scenario_duet(s):
     """A duet runs base and head at the same time, each on CPUs of its own, and swaps the CPUs
     every round: each run logs its side, when it ran and the CPUs it may use."""
-    log = s.root / "runs.log"
+    runs_log = s.root / "runs.log"
     # The runs sleep, 2 s a side in each round, so that the two sides' rounds overlap however long
     # each side's `benchledger run` takes to start on a loaded machine: this scenario is about
     # when and where they run, not what they measure.
     work = ('s=$(date +%s.%N); sleep 1; e=$(date +%s.%N)\n'
             'echo "$(cat side) $s $e $(grep Cpus_allowed_list /proc/self/status | cut -f2)" '
-            f'>>"{log}"\n')
+            f'>>"{runs_log}"\n')
     config = {"gate": {"run": ["--name work --runs 4 --warmup 0 -- sh work.sh"], "rounds": 2,
                        "duet": True, "metric": "wall"}}
     s.commit({"work.sh": work, "side": "base\n", "benchledger.json": json.dumps(config) + "\n"},
@@ -483,7 +483,7 @@ def scenario_duet(s):
     # and they swap in the second round.
     cpus = sorted(os.sched_getaffinity(0))
     halves = [",".join(map(str, cpus[:len(cpus) // 2])), ",".join(map(str, cpus[len(cpus) // 2:]))]
-    runs = [line.split() for line in log.read_text().splitlines()]
+    runs = [line.split() for line in runs_log.read_text().splitlines()]
     # Each run of a round, by the side and the CPUs it ran on (the entry's 4 runs a side are 2 a
     # round): [start of the first, end of the last].
     spans = {}
@@ -499,15 +499,15 @@ def scenario_duet(s):
         if not (base[0] < head[1] and head[0] < base[1]):
             fail(f"base on CPUs {base_half} and head on CPUs {head_half} ran one after the other, "
                  f"not at once: {runs}")
-    log = (s.out / "gate.log").read_text()
+    gate_log = (s.out / "gate.log").read_text()
     for side, first, second in (("base", 0, 1), ("head", 1, 0)):
         for round_number, half in ((1, halves[first]), (2, halves[second])):
             said = f"round {round_number}: {side} on CPUs {half}"
             logged = re.compile(rf"^== round {round_number} of {side} \([0-9a-f]+\) on CPUs "
                                 rf"{half}, gate\.run\[0\]: ", re.M)
-            if said not in done.stderr or not logged.search(log):
+            if said not in done.stderr or not logged.search(gate_log):
                 fail(f"the gate did not say, or gate.log does not name, {side}'s CPUs ({half}) "
-                     f"in round {round_number}:\n{done.stderr}\n{log}")
+                     f"in round {round_number}:\n{done.stderr}\n{gate_log}")
 
 
 def cpus_of(listed):
