@@ -10,6 +10,7 @@
 #              pooled5  the gate before paired rounds: 5 interleaved rounds, pooled samples, no
 #                       extra rounds (--design pooled --rounds 5 --budget 0)
 #              paired   the default gate: 10 paired rounds, more pairs while undecided
+#              paired01 the default gate at alpha 0.01 instead of 0.05 (--alpha 0.01)
 #              duet     the default gate with base and head at the same time (--order duet)
 # and prints a Markdown table: how many gates failed (exit 1), how many decided the loop a
 # `regression`, how many were `undecided` (comparison.json's state), and the median and longest
@@ -39,8 +40,9 @@ design_flags() {
   case $1 in
     pooled5) echo "--design pooled --rounds 5 --budget 0" ;;
     paired) echo "" ;;
+    paired01) echo "--alpha 0.01" ;;
     duet) echo "--order duet" ;;
-    *) echo "gate_drift.sh: unknown design $1 (known: pooled5 paired duet)" >&2; exit 2 ;;
+    *) echo "gate_drift.sh: unknown design $1 (known: pooled5 paired paired01 duet)" >&2; exit 2 ;;
   esac
 }
 
