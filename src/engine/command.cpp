@@ -107,12 +107,6 @@ int stderr_file() {
   return high;
 }
 
-// The last lines of what the last run wrote to `fd`: twice what output_tail keeps, so that it
-// can start at a line.
-std::string read_stderr_tail(int fd) {
-  return model::output_tail(process::read_tail(fd, 2 * model::k_tail_bytes));
-}
-
 // "cannot run", the command mode's words for a command that cannot be started.
 Error cannot_run(const std::string& program, int error) {
   return Error(fmt::format("cannot run \"{}\": {}", program, std::strerror(error)));
@@ -179,22 +173,58 @@ void CommandRunner::stop_helper() noexcept {
   m_helper.reset();
 }
 
+process::Spec command_spec(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                           bool show_output) {
+  process::Spec spec;
+  spec.argv = argv;
+  spec.timeout_s = timeout_s;
+  if (show_output) {
+    spec.out = spec.err = process::Stream::inherit();
+  } else {
+    // Twice what output_tail keeps, so that the lines it keeps can start at a line.
+    spec.err = process::Stream::tail(2 * model::k_tail_bytes);
+  }
+  return spec;
+}
+
+CommandRun command_run(const process::Exit& exit) {
+  CommandRun run;
+  run.wall_ms = static_cast<double>(exit.wall_ns) / 1e6;
+  run.user_ms = static_cast<double>(exit.user_us) / 1e3;
+  run.sys_ms = static_cast<double>(exit.sys_us) / 1e3;
+  run.max_rss_bytes = exit.max_rss_kib * 1024;
+  run.timed_out = exit.timed_out;
+  run.exit_code = exit.exit_code;
+  run.signal = exit.signal;
+  if (!run.ok()) run.stderr_tail = model::output_tail(exit.err);
+  return run;
+}
+
 CommandRun CommandRunner::run(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                               bool show_output) {
-  if (argv.empty()) throw Error("no command given");
+  return command_run(run(command_spec(argv, timeout_s, show_output)));
+}
+
+process::Exit CommandRunner::run(const process::Spec& spec) {
+  if (spec.argv.empty()) throw Error("no command given");
   // One run's stderr at a time: the file never holds more than the longest run wrote.
   if (m_stderr_file >= 0 && ::ftruncate(m_stderr_file, 0) != 0) {
     std::ignore = ::close(m_stderr_file);
     m_stderr_file = -1;  // the runs' stderr goes to /dev/null from here on
   }
-  CommandRun run = spawn(argv, timeout_s, show_output);
-  if (!run.ok() && !show_output) run.stderr_tail = read_stderr_tail(m_stderr_file);
-  return run;
+  process::Exit exit = spawn(spec);
+  if (!exit.ok() && spec.err.kind == process::Stream::Kind::tail)
+    exit.err = process::read_tail(m_stderr_file, spec.err.limit);
+  return exit;
 }
 
-CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
-                                std::optional<double> timeout_s, bool show_output) {
-  if (!m_helper) return run_here(argv, timeout_s, show_output);
+std::int64_t CommandRunner::now_ns() {
+  return engine::now_ns();
+}
+
+process::Exit CommandRunner::spawn(const process::Spec& spec) {
+  if (!m_helper) return run_here(spec);
+  const std::vector<std::string>& argv = spec.argv;
   std::string request;
   const auto put = [&request](const void* data, std::size_t size) {
     request.append(static_cast<const char*>(data), size);
@@ -206,8 +236,8 @@ CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
     put(&length, sizeof length);
     put(arg.data(), arg.size());
   }
-  const double timeout = timeout_s.value_or(0);
-  const std::int32_t show = show_output ? 1 : 0;
+  const double timeout = spec.timeout_s.value_or(0);
+  const std::int32_t show = spec.out.kind == process::Stream::Kind::inherit ? 1 : 0;
   put(&timeout, sizeof timeout);
   put(&show, sizeof show);
   SpawnResponse response{};
@@ -222,18 +252,18 @@ CommandRun CommandRunner::spawn(const std::vector<std::string>& argv,
     stop_helper();
     if (const int signal = stop_signal(); signal != 0) {
       // The helper passed the stop signal on to the run as it went: the run ended by it.
-      CommandRun stopped;
+      process::Exit stopped;
       stopped.signal = signal;
       return stopped;
     }
     throw Error("benchledger-spawn stopped answering while running \"" + argv[0] + "\"");
   }
   if (response.spawn_errno != 0) throw cannot_run(argv[0], response.spawn_errno);
-  CommandRun run;
-  run.wall_ms = static_cast<double>(response.wall_ns) / 1e6;
-  run.user_ms = static_cast<double>(response.user_us) / 1e3;
-  run.sys_ms = static_cast<double>(response.sys_us) / 1e3;
-  run.max_rss_bytes = response.max_rss_kib * 1024;
+  process::Exit run;
+  run.wall_ns = response.wall_ns;
+  run.user_us = response.user_us;
+  run.sys_us = response.sys_us;
+  run.max_rss_kib = response.max_rss_kib;
   run.timed_out = response.timed_out != 0;
   if (response.exited != 0) run.exit_code = response.exit_code;
   if (response.signaled != 0) run.signal = response.signal;
@@ -246,26 +276,12 @@ CommandRun run_command_once(const std::vector<std::string>& argv, std::optional<
   return runner.run(argv, timeout_s, show_output);
 }
 
-CommandRun CommandRunner::run_here(const std::vector<std::string>& argv,
-                                   std::optional<double> timeout_s, bool show_output) {
-  process::Spec spec;
-  spec.argv = argv;
-  spec.timeout_s = timeout_s;
-  if (show_output) {
-    spec.out = spec.err = process::Stream::inherit();
-  } else if (m_stderr_file >= 0) {
-    spec.err = process::Stream::to_fd(m_stderr_file);
-  }
-  process::Exit exit = run_or_say_why(spec);
-  CommandRun run;
-  run.wall_ms = static_cast<double>(exit.wall_ns) / 1e6;
-  run.user_ms = static_cast<double>(exit.user_us) / 1e3;
-  run.sys_ms = static_cast<double>(exit.sys_us) / 1e3;
-  run.max_rss_bytes = exit.max_rss_kib * 1024;
-  run.timed_out = exit.timed_out;
-  run.exit_code = exit.exit_code;
-  run.signal = exit.signal;
-  return run;
+process::Exit CommandRunner::run_here(const process::Spec& spec) {
+  process::Spec here = spec;
+  // The tail is read from the runs' file afterwards, as from the helper's runs.
+  if (here.err.kind == process::Stream::Kind::tail)
+    here.err = m_stderr_file >= 0 ? process::Stream::to_fd(m_stderr_file) : process::Stream::null();
+  return run_or_say_why(here);
 }
 
 CapturedRun run_capturing_stdout(const std::vector<std::string>& argv) {
@@ -435,11 +451,26 @@ std::vector<CommandCase> expand_command(const CommandSpec& spec, const ParamOver
 
 CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& settings,
                                 const PhaseSink& sink) {
-  const std::int64_t start = now_ns();
-  CommandOutcome outcome;
   CommandRunner runner;
+  CommandOutcome outcome = run_command_case(c, settings, sink, runner);
+  if (outcome.measurement && !runner.own_max_rss()) {
+    outcome.measurement->warnings.push_back(
+        "benchledger-spawn was not found next to this program: runs started from benchledger "
+        "itself, so "
+        "max_rss reads at least benchledger's own peak resident set");
+  }
+  return outcome;
+}
+
+CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& settings,
+                                const PhaseSink& sink, process::Executor& runs) {
+  const std::int64_t start = runs.now_ns();
+  CommandOutcome outcome;
+  const auto run_one = [&](const std::vector<std::string>& argv) {
+    return command_run(runs.run(command_spec(argv, settings.timeout, settings.show_output)));
+  };
   const auto shell_step = [&](const std::string& script) {
-    return runner.run({"/bin/sh", "-c", script}, settings.timeout, settings.show_output);
+    return run_one({"/bin/sh", "-c", script});
   };
   const auto emit = [&](const char* phase, int done, int total, double last_s) {
     if (sink) sink(CasePhase{phase, done, total, last_s});
@@ -466,7 +497,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
         break;
       }
     }
-    const CommandRun run = runner.run(c.argv, settings.timeout, settings.show_output);
+    const CommandRun run = run_one(c.argv);
     last_s = run.wall_ms / 1e3;
     if (!measured || stop_signal() != 0) continue;
     ++m.runs;
@@ -490,12 +521,6 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
     if (!cleaned.ok()) m.warnings.push_back("--cleanup " + cleaned.describe());
   }
   m.errors = failed_runs;
-  if (!runner.own_max_rss()) {
-    m.warnings.push_back(
-        "benchledger-spawn was not found next to this program: runs started from benchledger "
-        "itself, so "
-        "max_rss reads at least benchledger's own peak resident set");
-  }
   if (failed_runs > 0) {
     m.warnings.push_back(fmt::format(
         "{} of {} runs failed and are not in the timings (first: {}{})", failed_runs, m.runs,
@@ -517,7 +542,7 @@ CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& set
   } else {
     outcome.measurement = std::move(m);
   }
-  outcome.seconds = static_cast<double>(now_ns() - start) / 1e9;
+  outcome.seconds = static_cast<double>(runs.now_ns() - start) / 1e9;
   return outcome;
 }
 

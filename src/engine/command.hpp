@@ -10,6 +10,7 @@
 #include <benchledger/record.hpp>
 
 #include "engine/native.hpp"
+#include "process/executor.hpp"
 #include "process/process.hpp"
 
 namespace benchledger::engine {
@@ -32,24 +33,39 @@ struct CommandRun {
   std::string failure_kind() const;
 };
 
-// Starts and times runs of commands. Each run is spawned (argv[0] searched in PATH) in its
-// own process group, stdin from /dev/null, stdout to /dev/null and stderr to an unlinked file in
-// TMPDIR (emptied before each run, so it holds one run's stderr at most; /dev/null when it cannot
-// be made) unless show_output; a run still going after timeout_s is killed with its process
-// group.
+// One of command mode's runs as a spec: argv and the timeout; stdout and stderr shown (inherited)
+// with show_output, else stdout to /dev/null and the last bytes of stderr kept (a tail).
+process::Spec command_spec(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                           bool show_output);
+
+// A run as command mode records it: times in milliseconds, how it ended and, for a failed run,
+// the last lines of the stderr its tail kept (model::output_tail).
+CommandRun command_run(const process::Exit& exit);
+
+// Starts and times runs of commands: the executor of command mode's runs. Each run is spawned
+// (argv[0] searched in PATH) in its own process group, stdin from /dev/null, stdout to /dev/null
+// and stderr to an unlinked file in TMPDIR (emptied before each run, so it holds one run's stderr
+// at most; /dev/null when it cannot be made) unless show_output; a run still going after timeout_s
+// is killed with its process group.
 //
 // Runs start from benchledger-spawn, a small helper next to this program (or at
 // $BENCHLEDGER_SPAWN_HELPER), so that each run's max RSS is its own (see spawn_helper.cpp).
 // Without the helper they start from this process, and max RSS reads at least this
 // process's own peak: own_max_rss() says so.
-class CommandRunner {
+class CommandRunner : public process::Executor {
  public:
   CommandRunner();
-  ~CommandRunner();
+  ~CommandRunner() override;
   CommandRunner(const CommandRunner&) = delete;
   CommandRunner& operator=(const CommandRunner&) = delete;
 
-  // Throws Error when the command cannot be started at all (not found, not executable).
+  // One run of a command_spec: its argv, timeout and streams are what the runner reads (the rest
+  // is command mode's: a process group of its own, stdin from /dev/null). A stderr tail is filled
+  // for a failed run only, from the unlinked file. Throws Error when the command cannot be
+  // started at all (not found, not executable).
+  process::Exit run(const process::Spec& spec) override;
+  std::int64_t now_ns() override;  // the engine's clock (clock.hpp)
+  // command_run(run(command_spec(argv, timeout_s, show_output))).
   CommandRun run(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                  bool show_output);
   // False when runs start from this process (no helper): their max RSS is then floored at
@@ -57,10 +73,8 @@ class CommandRunner {
   bool own_max_rss() const { return m_helper.has_value(); }
 
  private:
-  CommandRun spawn(const std::vector<std::string>& argv, std::optional<double> timeout_s,
-                   bool show_output);
-  CommandRun run_here(const std::vector<std::string>& argv, std::optional<double> timeout_s,
-                      bool show_output);
+  process::Exit spawn(const process::Spec& spec);
+  process::Exit run_here(const process::Spec& spec);
   void stop_helper() noexcept;
 
   int m_stderr_file = -1;  // the runs' stderr, read after a failed one
@@ -129,7 +143,12 @@ struct CommandOutcome {
   double seconds = 0;
 };
 
+// The case's warm-up and measured runs, --prepare before each and --cleanup once after the
+// last, with a CommandRunner of its own (docs/engine.md, "Command mode").
 CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& settings,
                                 const PhaseSink& sink);
+// The same through `runs`, which starts every run and step and whose clock times the case.
+CommandOutcome run_command_case(const CommandCase& c, const CommandSettings& settings,
+                                const PhaseSink& sink, process::Executor& runs);
 
 }  // namespace benchledger::engine

@@ -31,14 +31,14 @@ const char* mark_word(BisectMark mark) {
 
 // Runs `git bisect ARGS...` in the bisect's worktree; its standard output, which says what
 // git concluded. Throws Error naming the step when git fails for another reason.
-std::string git_bisect(const std::filesystem::path& worktree, const std::vector<std::string>& args,
-                       const std::filesystem::path& log) {
+std::string git_bisect(process::Executor& executor, const std::filesystem::path& worktree,
+                       const std::vector<std::string>& args, const std::filesystem::path& log) {
   std::vector<std::string> argv{"git", "bisect"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string line = "$";
   for (const std::string& word : argv) line += " " + word;
   append_to_log(log, line);
-  const ProcessResult done = run_process(argv, worktree, log, true);
+  const ProcessResult done = run_process(executor, argv, worktree, log, true);
   append_to_log(log, done.output);
   throw_if_stopped();
   // Exit 2 comes with "only 'skip'ped commits left": a conclusion, not a failure.
@@ -80,14 +80,15 @@ bool concluded(const std::string& output, BisectOutcome& outcome) {
 
 BisectOutcome bisect(const BisectSettings& settings,
                      const std::function<BisectMark(const std::string& commit)>& test) {
-  const std::filesystem::path repository = repository_root(settings.start, settings.log);
+  StepExecutor executor;
+  const std::filesystem::path repository = repository_root(executor, settings.start, settings.log);
   BisectOutcome outcome;
-  outcome.good_commit = resolve_commit(repository, settings.good_revision, settings.log);
-  outcome.bad_commit = resolve_commit(repository, settings.bad_revision, settings.log);
+  outcome.good_commit = resolve_commit(executor, repository, settings.good_revision, settings.log);
+  outcome.bad_commit = resolve_commit(executor, repository, settings.bad_revision, settings.log);
   append_to_log(settings.log, "$ git merge-base --is-ancestor GOOD BAD");
-  const ProcessResult ancestor =
-      run_process({"git", "merge-base", "--is-ancestor", outcome.good_commit, outcome.bad_commit},
-                  repository, settings.log, false);
+  const ProcessResult ancestor = run_process(
+      executor, {"git", "merge-base", "--is-ancestor", outcome.good_commit, outcome.bad_commit},
+      repository, settings.log, false);
   if (outcome.good_commit == outcome.bad_commit || !ancestor.ok()) {
     throw Error(
         fmt::format("{} ({}) is not an ancestor of {} ({}): bisect looks for the first bad "
@@ -107,15 +108,17 @@ BisectOutcome bisect(const BisectSettings& settings,
   // The bisect's own worktree: git keeps a bisect's state per worktree, and --no-checkout
   // leaves its files alone (each candidate is built in the gate's worktrees), so BISECT_HEAD
   // alone says which commit to test.
-  const Worktree worktree(repository, outcome.bad_commit, settings.work / "bisect", settings.log);
+  const Worktree worktree(executor, repository, outcome.bad_commit, settings.work / "bisect",
+                          settings.log);
   std::string output =
-      git_bisect(worktree.path(),
+      git_bisect(executor, worktree.path(),
                  {"start", "--no-checkout", outcome.bad_commit, outcome.good_commit}, settings.log);
   while (!concluded(output, outcome)) {
-    const std::string commit = resolve_commit(worktree.path(), "BISECT_HEAD", settings.log);
+    const std::string commit =
+        resolve_commit(executor, worktree.path(), "BISECT_HEAD", settings.log);
     const BisectMark mark = test(commit);
     outcome.steps.push_back({commit, mark});
-    output = git_bisect(worktree.path(), {mark_word(mark), commit}, settings.log);
+    output = git_bisect(executor, worktree.path(), {mark_word(mark), commit}, settings.log);
   }
   return outcome;
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -81,13 +80,14 @@ struct StepRun {
 
 std::mutex g_log_mutex;
 
-StepRun run_step(const std::vector<std::string>& argv, const SideState& side, bool capture_stdout,
-                 const std::vector<int>& cpus, const GateSettings& settings) {
+StepRun run_step(process::Executor& executor, const std::vector<std::string>& argv,
+                 const SideState& side, bool capture_stdout, const std::vector<int>& cpus,
+                 const GateSettings& settings) {
   const std::filesystem::path own_log = settings.work / (side.name + "-step.log");
   std::error_code ignored;
   std::filesystem::remove(own_log, ignored);
   StepRun step;
-  step.result = run_process(argv, side.worktree->path(), own_log, capture_stdout, cpus);
+  step.result = run_process(executor, argv, side.worktree->path(), own_log, capture_stdout, cpus);
   {
     std::ifstream in(own_log, std::ios::binary);
     step.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -133,11 +133,11 @@ StepFailed step_failed(const SideState& side, const std::string& step, const std
   return StepFailed(message, std::move(failed));
 }
 
-void run_shell_step(const SideState& side, const std::string& what, const std::string& command,
-                    const GateSettings& settings) {
+void run_shell_step(process::Executor& executor, const SideState& side, const std::string& what,
+                    const std::string& command, const GateSettings& settings) {
   log_line(settings, fmt::format("== {} of {} ({}): {}", what, side.name, short_commit(side.commit),
                                  command));
-  const StepRun done = run_step({"/bin/sh", "-c", command}, side, false, {}, settings);
+  const StepRun done = run_step(executor, {"/bin/sh", "-c", command}, side, false, {}, settings);
   throw_if_stopped();
   if (!done.result.ok()) {
     StepFailed failed = step_failed(
@@ -185,15 +185,16 @@ namespace {
 
 // The text of benchledger.json at `commit`, read with `git cat-file` (nothing checked out);
 // nothing when the commit has none.
-std::optional<std::string> config_text_at(const std::filesystem::path& repository,
+std::optional<std::string> config_text_at(process::Executor& executor,
+                                          const std::filesystem::path& repository,
                                           const std::string& commit, const std::string& revision,
                                           const std::filesystem::path& log) {
   const std::string object = commit + ":benchledger.json";
   append_to_log(log, "$ git cat-file blob " + object);
-  if (!run_process({"git", "cat-file", "-e", object}, repository, log, true).ok())
+  if (!run_process(executor, {"git", "cat-file", "-e", object}, repository, log, true).ok())
     return std::nullopt;
   const ProcessResult read =
-      run_process({"git", "cat-file", "blob", object}, repository, log, true);
+      run_process(executor, {"git", "cat-file", "blob", object}, repository, log, true);
   if (!read.ok()) {
     throw Error(
         fmt::format("cannot read benchledger.json at {} ({}): git cat-file {} (the gate's "
@@ -207,14 +208,15 @@ std::optional<std::string> config_text_at(const std::filesystem::path& repositor
 // configuration that judges the change. Nothing when it has none (the change that adds the gate),
 // and then HEAD_REV's judges; nor when it cannot be read or checked, with a warning: a broken file
 // at the base must not block the change that mends it.
-std::optional<Config> base_gate_config(const std::filesystem::path& repository,
+std::optional<Config> base_gate_config(process::Executor& executor,
+                                       const std::filesystem::path& repository,
                                        const std::string& commit, const std::string& revision,
                                        const GateSettings& settings,
                                        std::vector<std::string>& warnings) {
   const std::string origin = "benchledger.json at " + revision;
   try {
     const std::optional<std::string> text =
-        config_text_at(repository, commit, revision, settings.log);
+        config_text_at(executor, repository, commit, revision, settings.log);
     if (!text) return std::nullopt;
     Config config = model::parse_config(*text, origin);
     if (!config.gate) return std::nullopt;
@@ -230,10 +232,12 @@ std::optional<Config> base_gate_config(const std::filesystem::path& repository,
 
 }  // namespace
 
-Config gate_config_at(const std::filesystem::path& repository, const std::string& commit,
-                      const std::string& revision, const std::filesystem::path& log) {
+Config gate_config_at(process::Executor& executor, const std::filesystem::path& repository,
+                      const std::string& commit, const std::string& revision,
+                      const std::filesystem::path& log) {
   const std::string origin = "benchledger.json at " + revision;
-  const std::optional<std::string> text = config_text_at(repository, commit, revision, log);
+  const std::optional<std::string> text =
+      config_text_at(executor, repository, commit, revision, log);
   if (!text) {
     throw Error(fmt::format(
         "{} ({}) has no benchledger.json: the gate reads its \"gate\" section (build and run) "
@@ -265,12 +269,21 @@ using RoundPlan = std::vector<std::vector<std::vector<std::string>>>;
 // is in `m_out`.
 class GateRun {
  public:
-  explicit GateRun(const GateSettings& settings) : m_settings(settings) {}
+  explicit GateRun(const GateSettings& settings)
+      : m_settings(settings),
+        m_executor(settings.executor != nullptr ? *settings.executor : m_system) {}
 
   GateMeasurement run() {
-    const std::filesystem::path repository = repository_root(m_settings.start, m_settings.log);
-    m_base = {"base", resolve_commit(repository, m_settings.base_revision, m_settings.log), {}, {}};
-    m_head = {"head", resolve_commit(repository, m_settings.head_revision, m_settings.log), {}, {}};
+    const std::filesystem::path repository =
+        repository_root(m_executor, m_settings.start, m_settings.log);
+    m_base = {"base",
+              resolve_commit(m_executor, repository, m_settings.base_revision, m_settings.log),
+              {},
+              {}};
+    m_head = {"head",
+              resolve_commit(m_executor, repository, m_settings.head_revision, m_settings.log),
+              {},
+              {}};
     say(fmt::format("base = {} ({}), head = {} ({})", short_commit(m_base.commit),
                     m_settings.base_revision, short_commit(m_head.commit),
                     m_settings.head_revision));
@@ -291,7 +304,7 @@ class GateRun {
                                        "the order)",
                                        seed, seed));
     }
-    m_started = std::chrono::steady_clock::now();
+    m_started_ns = m_executor.now_ns();
     planned_rounds();
     const double planned_seconds = elapsed();
     m_out.rounds = m_out.planned_rounds;
@@ -312,20 +325,20 @@ class GateRun {
       warnings.push_back(warning);
   }
 
-  double elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-  }
+  // Seconds since the planned rounds started, on the executor's clock.
+  double elapsed() { return static_cast<double>(m_executor.now_ns() - m_started_ns) / 1e9; }
 
   // The change under review must not decide its own gate: base's section builds, measures and
   // judges; the head's only adds entries and a second judgement (docs/ci-gate.md).
   void read_configuration(const std::filesystem::path& repository) {
     m_head_origin = "benchledger.json at " + m_settings.head_revision;
-    Config head_file =
-        gate_config_at(repository, m_head.commit, m_settings.head_revision, m_settings.log);
+    Config head_file = gate_config_at(m_executor, repository, m_head.commit,
+                                      m_settings.head_revision, m_settings.log);
     if (m_settings.check_config) m_settings.check_config(head_file, m_head_origin);
     m_origin = m_head_origin;  // the file whose entries base's rounds run
-    if (std::optional<Config> base_file = base_gate_config(
-            repository, m_base.commit, m_settings.base_revision, m_settings, m_out.warnings)) {
+    if (std::optional<Config> base_file =
+            base_gate_config(m_executor, repository, m_base.commit, m_settings.base_revision,
+                             m_settings, m_out.warnings)) {
       m_origin = "benchledger.json at " + m_settings.base_revision;
       m_out.config = std::move(*base_file);
       m_out.head_config = std::move(head_file);
@@ -358,9 +371,9 @@ class GateRun {
   void check_out_and_build(const std::filesystem::path& repository) {
     // A gate killed outright (SIGKILL) left its worktrees in git's list: their folders are gone
     // by now (the command line removes what it can prove is a dead gate's), so git forgets them.
-    prune_worktrees(repository, m_settings.log);
+    prune_worktrees(m_executor, repository, m_settings.log);
     for (SideState* side : {&m_head, &m_base}) {
-      side->worktree = std::make_unique<Worktree>(repository, side->commit,
+      side->worktree = std::make_unique<Worktree>(m_executor, repository, side->commit,
                                                   m_settings.work / side->name, m_settings.log);
       if (m_settings.keep_worktrees) side->worktree->keep();
     }
@@ -368,7 +381,7 @@ class GateRun {
     if (const std::optional<std::string>& build = m_out.config.gate->build) {
       for (SideState* side : {&m_base, &m_head}) {
         say("building " + side->name);
-        run_shell_step(*side, "build", *build, m_settings);
+        run_shell_step(m_executor, *side, "build", *build, m_settings);
       }
     }
   }
@@ -381,7 +394,7 @@ class GateRun {
             ? fmt::format("round {}: {}", round + 1, side.name)
             : fmt::format("round {}: {} on CPUs {}", round + 1, side.name, fmt::join(cpus, ",")));
     const GateSpec& spec = *m_out.config.gate;
-    if (spec.prepare) run_shell_step(side, "prepare", *spec.prepare, m_settings);
+    if (spec.prepare) run_shell_step(m_executor, side, "prepare", *spec.prepare, m_settings);
     for (std::size_t entry = 0; entry < m_plan.size(); ++entry) {
       if (!entries[entry]) continue;
       if (m_run_list[entry].head_only && &side == &m_base) continue;  // measures the head alone
@@ -408,7 +421,7 @@ class GateRun {
         "round {} of {} ({}){}, gate.run[{}]", round + 1, side.name, short_commit(side.commit),
         cpus.empty() ? std::string() : fmt::format(" on CPUs {}", fmt::join(cpus, ",")), entry);
     log_line(m_settings, "== " + what + ": " + join(argv));
-    const StepRun done = run_step(argv, side, true, cpus, m_settings);
+    const StepRun done = run_step(m_executor, argv, side, true, cpus, m_settings);
     throw_if_stopped();
     // 1: a case failed, and its record says how: the comparison judges it.
     const bool ran = done.result.exit_code == 0 || done.result.exit_code == 1;
@@ -538,6 +551,8 @@ class GateRun {
   }
 
   const GateSettings& m_settings;
+  StepExecutor m_system;
+  process::Executor& m_executor;  // m_system unless the settings give one
   std::mutex m_say_mutex;
   SideState m_base, m_head;
   GateMeasurement m_out;
@@ -547,8 +562,8 @@ class GateRun {
   std::size_t m_round_count = 0;
   std::array<std::vector<int>, 2> m_halves;  // a duet's CPUs
   std::set<std::string> m_base_entry_cases;  // what base's entries measured on the head
-  std::chrono::steady_clock::time_point m_started;
-  std::mt19937_64 m_order;  // which side of each interleaved pair goes first
+  std::int64_t m_started_ns = 0;             // on m_executor's clock
+  std::mt19937_64 m_order;                   // which side of each interleaved pair goes first
 };
 
 }  // namespace

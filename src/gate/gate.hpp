@@ -19,6 +19,7 @@
 #include <benchledger/error.hpp>
 
 #include "gate/rounds.hpp"
+#include "process/executor.hpp"
 
 namespace benchledger::gate {
 
@@ -63,6 +64,9 @@ struct GateSettings {
   // Throws Error (HEAD_REV's stops the gate; BASE_REV's is set aside with a warning); `origin` is
   // how messages name the file (`benchledger.json at HEAD`). May be empty.
   std::function<void(const Config& config, const std::string& origin)> check_config;
+  // What starts every step (git, the builds, the rounds) and tells the time the budget is spent
+  // against; must outlive the gate. Null: the real one, StepExecutor (gate/process.hpp).
+  process::Executor* executor = nullptr;
 };
 
 struct GateMeasurement {
@@ -121,8 +125,9 @@ class BuildFailed : public StepFailed {
 // `benchledger.json` at `revision` (resolved to `commit`) of `repository`, read with git before
 // anything is checked out; messages name it `benchledger.json at REVISION`, never a path. Throws
 // Error when the revision has none, when it is malformed, or when it has no `gate` section.
-Config gate_config_at(const std::filesystem::path& repository, const std::string& commit,
-                      const std::string& revision, const std::filesystem::path& log);
+Config gate_config_at(process::Executor& executor, const std::filesystem::path& repository,
+                      const std::string& commit, const std::string& revision,
+                      const std::filesystem::path& log);
 
 // Builds and measures both revisions. Throws Error for anything that keeps the gate from a
 // comparison: no repository, an unknown revision, no `gate` section at HEAD_REV or a gate.run

@@ -17,9 +17,9 @@ std::string ProcessResult::describe() const {
   return "ended in an unknown way";
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
-                          const std::filesystem::path& log, bool capture_stdout,
-                          const std::vector<int>& cpus) {
+ProcessResult run_process(process::Executor& executor, const std::vector<std::string>& argv,
+                          const std::filesystem::path& dir, const std::filesystem::path& log,
+                          bool capture_stdout, const std::vector<int>& cpus) {
   if (argv.empty()) throw Error("no command to run");
   // A group of its own: a stop signal reaches the step and everything it started (a build's
   // compilers), and only through the gate, which passes it on; beside another step in a duet.
@@ -31,7 +31,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   spec.out = capture_stdout ? process::Stream::capture() : spec.err;
   ProcessResult result;
   try {
-    process::Exit exit = engine::run_passing_stops(spec, true);
+    process::Exit exit = executor.run(spec);
     result.exit_code = exit.exit_code;
     result.signal = exit.signal;
     result.output = std::move(exit.out);
@@ -41,6 +41,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     result.exit_code = 127;
   }
   return result;
+}
+
+process::Exit StepExecutor::run(const process::Spec& spec) {
+  return engine::run_passing_stops(spec, true);
 }
 
 void append_to_log(const std::filesystem::path& log, const std::string& line) {

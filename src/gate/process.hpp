@@ -10,6 +10,7 @@
 #include <benchledger/error.hpp>
 
 #include "engine/stop_signals.hpp"
+#include "process/executor.hpp"
 
 namespace benchledger::gate {
 
@@ -22,15 +23,22 @@ struct ProcessResult {
   std::string describe() const;  // `exit status 2`, `killed by signal 9 (SIGKILL)`
 };
 
-// Runs argv (argv[0] searched in PATH) in `dir` and waits for it (process::Child, in a process
+// Runs argv (argv[0] searched in PATH) in `dir` through `executor` and waits for it (in a process
 // group of its own), pinned to `cpus` when there are any. stdin is /dev/null; stderr, and stdout
-// unless `capture_stdout`, are appended to `log`. Two may run at once, from two threads (a duet);
-// a stop signal reaches both. Throws Error when the log cannot be opened; a step that cannot be
-// started (a program not found, a folder or CPUs that cannot be taken) exits 127, as in a shell,
-// with the reason in the log.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
-                          const std::filesystem::path& log, bool capture_stdout,
-                          const std::vector<int>& cpus = {});
+// unless `capture_stdout`, are appended to `log`. Two may run at once, from two threads (a duet):
+// with StepExecutor, a stop signal reaches both. Throws Error when the log cannot be opened; a
+// step that cannot be started (a program not found, a folder or CPUs that cannot be taken) exits
+// 127, as in a shell, with the reason in the log.
+ProcessResult run_process(process::Executor& executor, const std::vector<std::string>& argv,
+                          const std::filesystem::path& dir, const std::filesystem::path& log,
+                          bool capture_stdout, const std::vector<int>& cpus = {});
+
+// The real executor of a gate's steps: engine::run_passing_stops, the child's target added beside
+// another one's (a duet's two steps run at once), and the steady clock.
+class StepExecutor : public process::SystemExecutor {
+ public:
+  process::Exit run(const process::Spec& spec) override;
+};
 
 // Appends a line to the log (a heading before each step's output). Throws Error on failure.
 void append_to_log(const std::filesystem::path& log, const std::string& line);

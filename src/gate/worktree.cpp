@@ -55,9 +55,11 @@ std::optional<unsigned long long> start_time(int pid) {
 // lock file cannot be made) it holds nothing, and git's own errors say what went wrong.
 class WorktreeListLock {
  public:
-  WorktreeListLock(const std::filesystem::path& repository, const std::filesystem::path& log) {
-    const ProcessResult found = run_process(
-        {"git", "rev-parse", "--path-format=absolute", "--git-common-dir"}, repository, log, true);
+  WorktreeListLock(process::Executor& executor, const std::filesystem::path& repository,
+                   const std::filesystem::path& log) {
+    const ProcessResult found =
+        run_process(executor, {"git", "rev-parse", "--path-format=absolute", "--git-common-dir"},
+                    repository, log, true);
     if (!found.ok() || first_line(found.output).empty()) return;
     const std::filesystem::path file =
         std::filesystem::path(first_line(found.output)) / "benchledger-worktrees.lock";
@@ -83,10 +85,12 @@ class WorktreeListLock {
 
 }  // namespace
 
-void prune_worktrees(const std::filesystem::path& repository, const std::filesystem::path& log) {
-  const WorktreeListLock lock(repository, log);
+void prune_worktrees(process::Executor& executor, const std::filesystem::path& repository,
+                     const std::filesystem::path& log) {
+  const WorktreeListLock lock(executor, repository, log);
   append_to_log(log, "$ git worktree prune");
-  const ProcessResult pruned = run_process({"git", "worktree", "prune"}, repository, log, false);
+  const ProcessResult pruned =
+      run_process(executor, {"git", "worktree", "prune"}, repository, log, false);
   if (!pruned.ok()) append_to_log(log, "(git worktree prune " + pruned.describe() + ")");
 }
 
@@ -135,11 +139,12 @@ std::vector<AbandonedDirectory> remove_abandoned_work_directories(
   return removed;
 }
 
-std::filesystem::path repository_root(const std::filesystem::path& start,
+std::filesystem::path repository_root(process::Executor& executor,
+                                      const std::filesystem::path& start,
                                       const std::filesystem::path& log) {
   append_to_log(log, "$ git rev-parse --show-toplevel   # in " + start.string());
   const ProcessResult found =
-      run_process({"git", "rev-parse", "--show-toplevel"}, start, log, true);
+      run_process(executor, {"git", "rev-parse", "--show-toplevel"}, start, log, true);
   if (found.exit_code == 127)
     throw Error("git is not installed (the gate needs it: apt-get install git)");
   if (!found.ok() || first_line(found.output).empty()) {
@@ -150,10 +155,11 @@ std::filesystem::path repository_root(const std::filesystem::path& start,
   return first_line(found.output);
 }
 
-std::string resolve_commit(const std::filesystem::path& repository, const std::string& revision,
-                           const std::filesystem::path& log) {
+std::string resolve_commit(process::Executor& executor, const std::filesystem::path& repository,
+                           const std::string& revision, const std::filesystem::path& log) {
   append_to_log(log, "$ git rev-parse --verify --quiet " + revision + "^{commit}");
   const ProcessResult found = run_process(
+      executor,
       {"git", "rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"},
       repository, log, true);
   if (!found.ok() || first_line(found.output).empty()) {
@@ -163,14 +169,17 @@ std::string resolve_commit(const std::filesystem::path& repository, const std::s
   return first_line(found.output);
 }
 
-Worktree::Worktree(std::filesystem::path repository, const std::string& commit,
-                   std::filesystem::path path, std::filesystem::path log)
-    : m_repository(std::move(repository)), m_path(std::move(path)), m_log(std::move(log)) {
-  const WorktreeListLock lock(m_repository, m_log);
+Worktree::Worktree(process::Executor& executor, std::filesystem::path repository,
+                   const std::string& commit, std::filesystem::path path, std::filesystem::path log)
+    : m_executor(executor),
+      m_repository(std::move(repository)),
+      m_path(std::move(path)),
+      m_log(std::move(log)) {
+  const WorktreeListLock lock(m_executor, m_repository, m_log);
   append_to_log(m_log, "$ git worktree add --detach " + m_path.string() + " " + commit);
-  const ProcessResult added =
-      run_process({"git", "worktree", "add", "--detach", "--force", m_path.string(), commit},
-                  m_repository, m_log, false);
+  const ProcessResult added = run_process(
+      m_executor, {"git", "worktree", "add", "--detach", "--force", m_path.string(), commit},
+      m_repository, m_log, false);
   if (!added.ok()) {
     throw Error(fmt::format("cannot check out {} in a worktree at {} ({}); git said:\n{}", commit,
                             m_path.string(), added.describe(), log_tail(m_log, 5)));
@@ -180,9 +189,9 @@ Worktree::Worktree(std::filesystem::path repository, const std::string& commit,
 Worktree::~Worktree() {
   if (m_keep) return;
   try {
-    const WorktreeListLock lock(m_repository, m_log);
+    const WorktreeListLock lock(m_executor, m_repository, m_log);
     append_to_log(m_log, "$ git worktree remove --force " + m_path.string());
-    std::ignore = run_process({"git", "worktree", "remove", "--force", m_path.string()},
+    std::ignore = run_process(m_executor, {"git", "worktree", "remove", "--force", m_path.string()},
                               m_repository, m_log, false);
   } catch (const Error&) {
     // Nothing more to do: the directory goes below, and `git worktree prune` forgets it.

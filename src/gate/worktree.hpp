@@ -1,27 +1,32 @@
 // The user's git repository as the gate sees it: revisions resolved to commits, each checked
-// out in a temporary worktree that is removed again (git's own bookkeeping included).
+// out in a temporary worktree that is removed again (git's own bookkeeping included). Every git
+// command runs through the executor it is given (gate/process.hpp's run_process).
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "process/executor.hpp"
+
 namespace benchledger::gate {
 
 // The top-level directory of the git repository containing `start`. Throws Error when
 // `start` is in none (or git is missing).
-std::filesystem::path repository_root(const std::filesystem::path& start,
+std::filesystem::path repository_root(process::Executor& executor,
+                                      const std::filesystem::path& start,
                                       const std::filesystem::path& log);
 
 // The full commit id `revision` names in `repository`. Throws Error naming the revision when
 // it names no commit.
-std::string resolve_commit(const std::filesystem::path& repository, const std::string& revision,
-                           const std::filesystem::path& log);
+std::string resolve_commit(process::Executor& executor, const std::filesystem::path& repository,
+                           const std::string& revision, const std::filesystem::path& log);
 
 // `git worktree prune` in `repository`: git forgets the worktrees whose folders are gone (those
 // of a gate killed outright, once remove_abandoned_work_directories has removed its folder). A
 // failure is logged and otherwise ignored: the stale entries only clutter `git worktree list`.
-void prune_worktrees(const std::filesystem::path& repository, const std::filesystem::path& log);
+void prune_worktrees(process::Executor& executor, const std::filesystem::path& repository,
+                     const std::filesystem::path& log);
 
 // The file in a gate's (or bisect's) temporary folder that names the process using it.
 inline constexpr const char* k_owner_file = ".benchledger-owner";
@@ -48,12 +53,13 @@ std::vector<AbandonedDirectory> remove_abandoned_work_directories(
     const std::filesystem::path& parent, const std::string& prefix);
 
 // A detached checkout of `commit` at `path`, added with `git worktree add` and removed with
-// `git worktree remove --force` on destruction unless keep() was called.
+// `git worktree remove --force` on destruction unless keep() was called, both through
+// `executor`, which must outlive it.
 class Worktree {
  public:
   // Throws Error when git cannot add the worktree.
-  Worktree(std::filesystem::path repository, const std::string& commit, std::filesystem::path path,
-           std::filesystem::path log);
+  Worktree(process::Executor& executor, std::filesystem::path repository, const std::string& commit,
+           std::filesystem::path path, std::filesystem::path log);
   ~Worktree();
   Worktree(const Worktree&) = delete;
   Worktree& operator=(const Worktree&) = delete;
@@ -62,6 +68,7 @@ class Worktree {
   void keep() { m_keep = true; }
 
  private:
+  process::Executor& m_executor;
   std::filesystem::path m_repository, m_path, m_log;
   bool m_keep = false;
 };
