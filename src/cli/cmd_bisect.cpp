@@ -17,7 +17,7 @@
 
 #include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
-#include "cli/gate_steps.hpp"
+#include "cli/revision_steps.hpp"
 #include "compare/comparison.hpp"
 #include "gate/bisect.hpp"
 #include "gate/gate.hpp"
