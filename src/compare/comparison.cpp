@@ -17,7 +17,7 @@
 #include "env/env.hpp"
 #include "model/failure.hpp"
 #include "model/units.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::compare {
 namespace {
