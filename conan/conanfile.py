@@ -45,7 +45,7 @@ class BenchledgerConan(ConanFile):
         root = os.path.join(self.recipe_folder, "..")
         for name in ("CMakeLists.txt", "README.md"):
             copy(self, name, root, self.export_sources_folder)
-        for folder in ("cmake", "include", "src", "bench/suites", "docs"):
+        for folder in ("cmake", "include", "src", "docs"):
             copy(self, "*", os.path.join(root, folder),
                  os.path.join(self.export_sources_folder, folder))
 

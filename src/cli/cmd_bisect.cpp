@@ -15,9 +15,9 @@
 #include <benchledger/error.hpp>
 #include <benchledger/ledger.hpp>
 
-#include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
-#include "cli/gate_steps.hpp"
+#include "cli/revision_steps.hpp"
+#include "cli/subcommand.hpp"
 #include "compare/comparison.hpp"
 #include "gate/bisect.hpp"
 #include "gate/gate.hpp"

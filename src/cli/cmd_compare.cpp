@@ -17,9 +17,9 @@
 #include <benchledger/error.hpp>
 #include <benchledger/ledger.hpp>
 
-#include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
 #include "cli/number_flag.hpp"
+#include "cli/subcommand.hpp"
 #include "compare/comparison.hpp"
 #include "compare/explain.hpp"
 #include "compare/selection.hpp"

@@ -12,8 +12,8 @@
 #include <benchledger/config.hpp>
 #include <benchledger/ledger.hpp>
 
-#include "cli/command.hpp"
 #include "cli/series_flags.hpp"
+#include "cli/subcommand.hpp"
 #include "compare/change_detection.hpp"
 #include "ledger/history.hpp"
 #include "report/detect_render.hpp"

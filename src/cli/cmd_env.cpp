@@ -14,7 +14,7 @@
 #include <benchledger/error.hpp>
 #include <benchledger/record.hpp>
 
-#include "cli/command.hpp"
+#include "cli/subcommand.hpp"
 #include "env/env.hpp"
 #include "report/text_table.hpp"
 

@@ -11,7 +11,7 @@
 #include <benchledger/error.hpp>
 #include <benchledger/ledger.hpp>
 
-#include "cli/command.hpp"
+#include "cli/subcommand.hpp"
 #include "compare/explain.hpp"
 #include "compare/selection.hpp"
 #include "ledger/artifacts.hpp"

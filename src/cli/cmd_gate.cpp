@@ -20,10 +20,10 @@
 #include <benchledger/error.hpp>
 #include <benchledger/ledger.hpp>
 
-#include "cli/command.hpp"
 #include "cli/compare_flags.hpp"
 #include "cli/gate_judgement.hpp"
-#include "cli/gate_steps.hpp"
+#include "cli/revision_steps.hpp"
+#include "cli/subcommand.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
 #include "gate/process.hpp"

@@ -10,8 +10,8 @@
 
 #include <benchledger/ledger.hpp>
 
-#include "cli/command.hpp"
 #include "cli/series_flags.hpp"
+#include "cli/subcommand.hpp"
 #include "ledger/history.hpp"
 #include "report/history_render.hpp"
 

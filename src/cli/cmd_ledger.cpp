@@ -19,8 +19,8 @@
 #include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
 
-#include "cli/command.hpp"
 #include "cli/number_flag.hpp"
+#include "cli/subcommand.hpp"
 #include "ledger/artifacts.hpp"
 #include "model/redact.hpp"
 #include "report/format.hpp"

@@ -9,8 +9,8 @@
 
 #include <benchledger/error.hpp>
 
-#include "cli/command.hpp"
 #include "cli/run_frontend.hpp"
+#include "cli/subcommand.hpp"
 #include "suites/suites.hpp"
 
 namespace benchledger::cli {

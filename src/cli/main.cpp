@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
 #include "cli/command_line.hpp"
+#include "cli/subcommand.hpp"
 #include "env/build_version.hpp"
 
 namespace benchledger::cli {

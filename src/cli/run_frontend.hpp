@@ -58,7 +58,7 @@ struct RunContext {
   std::optional<std::string> compiler, build_type;  // of the measured code, for env
   std::vector<std::string> argv;                    // as invoked, for the run record
   // Defines the bundled suite `name` into the registry, or throws Error: the suites are the
-  // benchledger binary's (bench/suites), not the library's. A BENCHLEDGER_MAIN program, which
+  // benchledger binary's (src/suites), not the library's. A BENCHLEDGER_MAIN program, which
   // runs its own registry, names no suite and leaves it empty.
   std::function<void(const std::string& name, Registry& registry)> define_suite;
 };

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::compare {
 namespace {

@@ -17,7 +17,7 @@
 #include "env/env.hpp"
 #include "model/failure.hpp"
 #include "model/units.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::compare {
 namespace {
@@ -266,7 +266,7 @@ std::string unreachable_remark(const MetricAssessment& a) {
 // The state and the gate from the cases' verdicts.
 void settle_state(ComparisonReport& report) {
   const bool fails = std::any_of(report.cases.begin(), report.cases.end(),
-                                 [](const CaseComparison& c) { return c.fails_gate; });
+                                 [](const CaseComparison& c) { return c.fails_on_verdict; });
   const bool undecided = report.count(Verdict::inconclusive) > 0;
   report.state = fails ? GateState::failed : undecided ? GateState::undecided : GateState::passed;
   report.gate_pass = report.state == GateState::passed ||
@@ -620,7 +620,7 @@ void settle_verdicts(std::span<const Pending> pending, std::span<const NoteRecor
     }
     const bool failing_verdict =
         std::find(report.fail_on.begin(), report.fail_on.end(), cc.verdict) != report.fail_on.end();
-    cc.fails_gate = failing_verdict && !cc.accepted;
+    cc.fails_on_verdict = failing_verdict && !cc.accepted;
     report.counts[static_cast<std::size_t>(cc.verdict)] += 1;
     report.accepted += cc.accepted ? 1 : 0;
   }

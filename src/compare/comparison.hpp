@@ -134,7 +134,10 @@ struct CaseComparison {
   // A regression an accept-regression note covers, or a missing case a remove note covers
   // (shared, not held: a pointer costs a million cases 16 bytes each, an Acceptance 104).
   std::shared_ptr<const Acceptance> accepted;
-  bool fails_gate = false;
+  // The verdict is one of the report's fail_on and no note accepts the case: the report's state
+  // is failed. Not the whole exit status: under undecided_fails an inconclusive case fails it
+  // too (gate_pass) without this.
+  bool fails_on_verdict = false;
   // An accepted_by_change case: the verdict the base revision's gate configuration gave it, and
   // the head's settings that let it pass (the case's threshold, the gate options that differ).
   std::optional<Verdict> judged;
@@ -202,8 +205,8 @@ ComparisonReport compare_sides(const ComparedSide& base, const ComparedSide& cur
                                std::span<const NoteRecord> notes, const CompareOptions& options);
 
 // Recounts the verdicts and accepted cases and settles the state and the gate from the cases'
-// fails_gate, the inconclusive count and undecided_fails: for a report whose cases were changed
-// after compare_sides().
+// fails_on_verdict, the inconclusive count and undecided_fails: for a report whose cases were
+// changed after compare_sides().
 void settle_gate(ComparisonReport& report);
 
 // One report from repeated looks at the same comparison as rounds were added (the gate's

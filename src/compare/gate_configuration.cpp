@@ -77,7 +77,7 @@ std::string metric_key(const CaseComparison& c) {
 }
 
 bool fails(const ComparisonReport& report, const CaseComparison& c) {
-  return c.fails_gate || (c.verdict == Verdict::inconclusive && report.undecided_fails);
+  return c.fails_on_verdict || (c.verdict == Verdict::inconclusive && report.undecided_fails);
 }
 
 // What differs between the two judgements of a case: its own threshold (which the thresholds
@@ -175,8 +175,8 @@ ComparisonReport judge_by_base(ComparisonReport by_base, const ComparisonReport&
       c.loosened = case_settings(c, head, configuration);
       c.judged = c.verdict;
       c.verdict = Verdict::accepted_by_change;
-      c.fails_gate = std::find(by_base.fail_on.begin(), by_base.fail_on.end(),
-                               Verdict::accepted_by_change) != by_base.fail_on.end();
+      c.fails_on_verdict = std::find(by_base.fail_on.begin(), by_base.fail_on.end(),
+                                     Verdict::accepted_by_change) != by_base.fail_on.end();
     } else if (head != nullptr && fails(by_head, *head)) {
       // The head's file may make its own gate stricter: what it adds applies.
       const std::vector<SettingChange> stricter = case_settings(c, head, configuration);

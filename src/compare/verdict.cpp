@@ -19,8 +19,8 @@
 #include "stats/kolmogorov_smirnov.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
+#include "stats/order_statistics.hpp"
 #include "stats/signed_rank.hpp"
-#include "stats/summary.hpp"
 
 namespace benchledger::compare {
 namespace {

@@ -25,7 +25,7 @@
 #include "engine/instructions.hpp"
 #include "engine/native.hpp"
 #include "engine/peak_rss.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::engine {
 

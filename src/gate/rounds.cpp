@@ -10,7 +10,7 @@
 #include <benchledger/error.hpp>
 
 #include "model/record_lines.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::gate {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "import/json_input.hpp"
 #include "model/user_file.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::import {
 

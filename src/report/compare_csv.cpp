@@ -46,7 +46,7 @@ void write_comparison_csv(std::ostream& out, const compare::ComparisonReport& re
                                           fmt::format("{}", 100.0 * c.threshold),
                                           std::string(compare::to_string(c.verdict)),
                                           c.accepted ? c.accepted->note : std::string(),
-                                          c.fails_gate ? "fail" : "pass",
+                                          c.fails_on_verdict ? "fail" : "pass",
                                           number(c.detectable, 100.0),
                                           comparison_remark(c)};
     std::string line;

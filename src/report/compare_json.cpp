@@ -85,7 +85,7 @@ ordered_json case_json(const compare::CaseComparison& c) {
   } else {
     item["accepted"] = nullptr;
   }
-  item["gate"] = c.fails_gate ? "fail" : "pass";
+  item["gate"] = c.fails_on_verdict ? "fail" : "pass";
   const std::string remark = comparison_remark(c);
   item["remark"] = remark.empty() ? ordered_json(nullptr) : ordered_json(remark);
   if (!c.failure_output.empty()) item["stderr"] = c.failure_output;

@@ -42,7 +42,7 @@ std::string describe(const compare::CaseComparison& c) {
 
 void write_comparison_junit(std::ostream& out, const compare::ComparisonReport& report) {
   std::size_t failures = 0;
-  for (const compare::CaseComparison& c : report.cases) failures += c.fails_gate ? 1 : 0;
+  for (const compare::CaseComparison& c : report.cases) failures += c.fails_on_verdict ? 1 : 0;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << fmt::format("<testsuites name=\"benchledger compare\" tests=\"{}\" failures=\"{}\">\n",
                      report.cases.size(), failures);
@@ -68,7 +68,7 @@ void write_comparison_junit(std::ostream& out, const compare::ComparisonReport& 
     out << fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escape_xml(classname),
                        escape_xml(comparison_case_label(c) + " " + c.metric));
     const std::string text = describe(c);
-    if (c.fails_gate) {
+    if (c.fails_on_verdict) {
       const std::string body = c.failure_output.empty()
                                    ? text
                                    : text + "\nthe last lines of its stderr:\n" + c.failure_output;

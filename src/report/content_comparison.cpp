@@ -177,7 +177,7 @@ std::vector<Cell> comparison_row(const compare::CaseComparison& c, const Params&
                                ? std::string("accepted")
                                : std::string(compare::to_string(c.verdict));
   std::vector<Cell> row;
-  row.push_back(Cell{{c.fails_gate ? strong(verdict) : plain(verdict)}, kind, kind});
+  row.push_back(Cell{{c.fails_on_verdict ? strong(verdict) : plain(verdict)}, kind, kind});
   row.push_back(Cell{case_text(c.bench, content::without(c.params, common)), {}, {}});
   row.push_back(Cell{{code(c.metric)}, {}, {}});
   row.push_back(text_cell(value(c.base_center, c.base_unit)));

@@ -12,7 +12,7 @@
 
 #include "report/escape.hpp"
 #include "report/format.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::report {
 namespace {

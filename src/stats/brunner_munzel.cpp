@@ -9,7 +9,7 @@
 #include <benchledger/error.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::stats {
 

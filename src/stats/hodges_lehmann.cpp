@@ -11,7 +11,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include "stats/mann_whitney.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::stats {
 namespace {

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::stats {
 namespace {

@@ -13,7 +13,7 @@
 #include <benchledger/error.hpp>
 #include <boost/math/distributions/normal.hpp>
 
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 namespace benchledger::stats {
 namespace {

@@ -5,20 +5,20 @@ check cannot disagree. Usage: check_layers.py ROOT; exits 1 and names each probl
 From the page it reads:
 - the arrows, the line of its code block with `←`: a folder of src/ uses only folders to its left;
 - the table: for each folder, the folders it may use (column "may use").
-A "may use" cell names folders by their short name (`model`) or their path (`bench/suites/`);
+A "may use" cell names folders by their short name (`model`) or their path (`src/suites/`);
 other words are libraries (SQLite), which this check does not see, and text in parentheses is a
-remark. "everything" is every folder of the table, "the library" every folder of src/ but cli,
-"—" none. Every folder may include the public headers (`include/benchledger/`).
+remark. "everything" is every folder of the table, "the library" every folder of src/ but cli and
+suites (the binary's alone), "—" none. Every folder may include the public headers (`include/benchledger/`).
 
 It checks that:
 - every folder of src/ has a row, and every row's folder exists;
 - no row lets a folder of src/ use one that is not to its left in the arrows;
 - every `#include` of a file in a row's folder names a folder the row may use (an include names
-  a folder by its last part: "model/x.hpp" is src/model/, "suites/suites.hpp" bench/suites/,
+  a folder by its last part: "model/x.hpp" is src/model/, "suites/suites.hpp" src/suites/,
   <benchledger/x.hpp> include/benchledger/);
 - the CMakeLists.txt of a row's folder names no source file outside that folder: a folder tells
   which target owns its files;
-- every folder of src/ but cli makes its target with `benchledger_folder(NAME USES …)`
+- every folder of the library makes its target with `benchledger_folder(NAME USES …)`
   (cmake/folders.cmake), and its USES names exactly the folders of src/ its row may use: the
   list the dev build's linker holds the folder's objects to.
 """
@@ -27,6 +27,8 @@ import re
 import sys
 
 PUBLIC = "include/benchledger/"
+# The folders of src/ that are the binary's and not the library's: no benchledger_folder() target.
+NOT_LIBRARY = ("src/cli/", "src/suites/")
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*["<]([A-Za-z_]+)/')
 CMAKE_SOURCE = re.compile(r"[^\s()\"]+\.(?:cpp|cc|c)\b")
@@ -56,6 +58,10 @@ def read_architecture(page):
     return levels, table
 
 
+def in_library(folder):
+    return folder.startswith("src/") and folder not in NOT_LIBRARY
+
+
 def short_name(folder):
     return folder.rstrip("/").rsplit("/", 1)[-1]
 
@@ -65,7 +71,7 @@ def allowed_folders(cell, table):
     cell = re.sub(r"\([^)]*\)", "", cell).strip()
     if cell == "everything":
         return set(table)
-    library = {f for f in table if f.startswith("src/") and f != "src/cli/"}
+    library = {f for f in table if in_library(f)}
     by_name = {short_name(f): f for f in table}
     used = set()
     for word in re.split(r"[,;]", cell):
@@ -128,7 +134,7 @@ def check(root):
                 if not resolved.is_relative_to(base.resolve()):
                     problems.append(f"{cmake.relative_to(root)}: compiles {match.group(0)}, "
                                     f"which is not in {folder}")
-        if folder.startswith("src/") and folder != "src/cli/":
+        if in_library(folder):
             problems += check_folder_target(root, folder, used)
     return problems
 

@@ -17,7 +17,7 @@ def tree(scratch):
     """A tree with every folder of the table, each with one file that includes its own header."""
     (scratch / "docs").mkdir()
     shutil.copy(root / "docs" / "ARCHITECTURE.md", scratch / "docs" / "ARCHITECTURE.md")
-    for folder in ["include/benchledger", "bench/suites", "bench/self"] + [
+    for folder in ["include/benchledger", "src/suites", "bench/self"] + [
             f"src/{name}" for name in
             ["model", "process", "env", "stats", "profile", "ledger", "engine", "import", "compare", "gate",
              "report", "cli"]]:
@@ -59,7 +59,7 @@ expect("an include sideways",
        "src/engine/side.hpp:1: src/engine/ may not include src/ledger/")
 expect("the bundled suites from below cli",
        lambda s: write(s / "src/engine/suite.cpp", '#include "suites/suites.hpp"\n'), 1,
-       "src/engine/ may not include bench/suites/")
+       "src/engine/ may not include src/suites/")
 expect("a folder the table does not name",
        lambda s: (s / "src" / "utils").mkdir(), 1, "src/utils: not in the table")
 expect("a CMakeLists.txt compiling another folder's file",

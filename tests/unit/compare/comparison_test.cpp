@@ -96,8 +96,8 @@ TEST_CASE("an accept-regression note shows the regression as accepted and passes
   const auto& fetch = find(report, "pipeline/fetch");
   REQUIRE(fetch.accepted != nullptr);
   CHECK(fetch.accepted->author == "ada");
-  CHECK_FALSE(fetch.fails_gate);
-  CHECK(find(report, "sort/uniform").fails_gate);
+  CHECK_FALSE(fetch.fails_on_verdict);
+  CHECK(find(report, "sort/uniform").fails_on_verdict);
   CHECK_FALSE(report.gate_pass);
   CHECK(report.accepted == 1);
 
@@ -105,7 +105,7 @@ TEST_CASE("an accept-regression note shows the regression as accepted and passes
   f.notes.front().bench = "sort/other";
   report = cmp::compare_sides(f.base, f.current, f.notes, options);
   CHECK_FALSE(find(report, "pipeline/fetch").accepted != nullptr);
-  CHECK(find(report, "pipeline/fetch").fails_gate);
+  CHECK(find(report, "pipeline/fetch").fails_on_verdict);
 
   // A note on the result itself covers it too.
   f.notes.front().bench.reset();
@@ -128,15 +128,15 @@ TEST_CASE("the gate fails on the verdicts asked for and passes otherwise") {
   // A missing case fails the gate by default; a new one never does unless asked.
   auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
   CHECK_FALSE(report.gate_pass);
-  CHECK(find(report, "old/case").fails_gate);
-  CHECK_FALSE(find(report, "new/case").fails_gate);
+  CHECK(find(report, "old/case").fails_on_verdict);
+  CHECK_FALSE(find(report, "new/case").fails_on_verdict);
   options.allow_missing = true;
   CHECK(cmp::compare_sides(f.base, f.current, f.notes, options).gate_pass);
   options.fail_on = {cmp::Verdict::new_case};
   report = cmp::compare_sides(f.base, f.current, f.notes, options);
   CHECK_FALSE(report.gate_pass);
-  CHECK_FALSE(find(report, "old/case").fails_gate);
-  CHECK(find(report, "new/case").fails_gate);
+  CHECK_FALSE(find(report, "old/case").fails_on_verdict);
+  CHECK(find(report, "new/case").fails_on_verdict);
   options.fail_on = {cmp::Verdict::missing};
   CHECK_THROWS_WITH(cmp::compare_sides(f.base, f.current, f.notes, options),
                     Catch::Contains("--allow-missing and --fail-on missing"));
@@ -300,9 +300,9 @@ TEST_CASE("a regression fails the gate whatever --fail-on adds") {
   options.fail_on = {cmp::Verdict::inconclusive};
   const auto report = cmp::compare_sides(f.base, f.current, f.notes, options);
   CHECK_FALSE(report.gate_pass);
-  CHECK(find(report, "sort/uniform").fails_gate);          // regression
-  CHECK(find(report, "sqlite/insert").fails_gate);         // inconclusive, added
-  CHECK_FALSE(find(report, "pipeline/fetch").fails_gate);  // accepted regression
+  CHECK(find(report, "sort/uniform").fails_on_verdict);          // regression
+  CHECK(find(report, "sqlite/insert").fails_on_verdict);         // inconclusive, added
+  CHECK_FALSE(find(report, "pipeline/fetch").fails_on_verdict);  // accepted regression
   CHECK(report.fail_on == std::vector{cmp::Verdict::failed, cmp::Verdict::regression,
                                       cmp::Verdict::missing, cmp::Verdict::inconclusive});
 }

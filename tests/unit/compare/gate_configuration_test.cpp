@@ -106,7 +106,7 @@ TEST_CASE("a regression the head's raised threshold passes is accepted by this c
   CHECK(first.bench == "work");
   CHECK(first.verdict == cmp::Verdict::accepted_by_change);
   CHECK(first.judged == cmp::Verdict::regression);
-  CHECK_FALSE(first.fails_gate);
+  CHECK_FALSE(first.fails_on_verdict);
   REQUIRE(first.loosened.size() == 1);
   CHECK(benchledger::report::setting_change_text(first.loosened.front()) ==
         "threshold: 5% -> 1000%");
@@ -150,7 +150,7 @@ TEST_CASE("a case the head's stricter threshold fails fails, and says why") {
       cmp::judge_by_base(by_base, by_head, {{"thresholds.work", "50%", "none"}});
   const cmp::CaseComparison& work = of(report, "work");
   CHECK(work.verdict == cmp::Verdict::regression);
-  CHECK(work.fails_gate);
+  CHECK(work.fails_on_verdict);
   CHECK(work.remark == "fails by the head's stricter gate configuration (threshold 50% -> 5%)");
 }
 

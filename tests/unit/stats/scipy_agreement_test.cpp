@@ -16,7 +16,7 @@
 #include "stats/kolmogorov_smirnov.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/multiple_testing.hpp"
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 #include "unit/stats/scipy_oracles.hpp"
 
 namespace st = benchledger::stats;

@@ -14,8 +14,8 @@
 #include "stats/hodges_lehmann.hpp"
 #include "stats/kolmogorov_smirnov.hpp"
 #include "stats/mann_whitney.hpp"
+#include "stats/order_statistics.hpp"
 #include "stats/signed_rank.hpp"
-#include "stats/summary.hpp"
 
 namespace st = benchledger::stats;
 

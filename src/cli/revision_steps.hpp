@@ -1,7 +1,9 @@
-// What `gate` and `bisect` share on the command line: a temporary directory for the worktrees,
-// the command's own argv for the runs it records, running under StopSignals so that Ctrl-C or a
-// CI runner's SIGTERM removes the worktrees before the process ends by that signal, and the files
-// they keep in --out, where no ledger is ever truncated or replaced.
+// The steps around measuring revisions of the user's repository in worktrees, which `gate` and
+// `bisect` share on the command line (bisect builds and measures each commit as the gate does): a
+// temporary directory for the worktrees, the command's own argv for the runs it records, running
+// under StopSignals so that Ctrl-C or a CI runner's SIGTERM removes the worktrees before the
+// process ends by that signal, and the files they keep in --out, where no ledger is ever
+// truncated or replaced.
 #pragma once
 
 #include <filesystem>

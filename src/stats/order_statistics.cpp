@@ -1,5 +1,5 @@
 // Quantiles, the median and midranks.
-#include "stats/summary.hpp"
+#include "stats/order_statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "cli/gate_steps.hpp"
+#include "cli/revision_steps.hpp"
 
 #include <fstream>
 #include <iostream>

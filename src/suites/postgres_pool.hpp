@@ -1,4 +1,4 @@
-// The postgres suite's connection pool (bench/suites/postgres.cpp), shared with the
+// The postgres suite's connection pool (src/suites/postgres.cpp), shared with the
 // self-benchmark that sets its cost beside raw libpq (bench/self/postgres_suite_bench.cpp).
 #pragma once
 
