@@ -88,11 +88,5 @@ TEST_CASE("printed records: CRLF, blank lines and no final newline read as writt
 
   // A bad line is named by the line an editor shows, blank lines counted.
   const std::string bad = lines[0] + "\r\n\n \t\r\n{\"type\":\"result\"}\r\n" + lines[2];
-  std::string message;
-  try {
-    model::parse_record_lines(bad, "prog");
-  } catch (const Error& e) {
-    message = e.what();
-  }
-  CHECK_THAT(message, Contains("prog: output line 4: "));
+  CHECK_THROWS_WITH(model::parse_record_lines(bad, "prog"), Contains("prog: output line 4: "));
 }
