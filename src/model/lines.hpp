@@ -16,6 +16,7 @@
 // per line.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <iterator>

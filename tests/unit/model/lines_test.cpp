@@ -32,7 +32,7 @@ std::ostream& operator<<(std::ostream& out, const Seen& s) {
              << (s.terminated ? "terminated" : "unterminated") << "}";
 }
 
-std::vector<Seen> read(std::string_view text) {
+std::vector<Seen> seen_lines(std::string_view text) {
   std::vector<Seen> out;
   for (const TextLine& line : Lines(text)) {
     out.push_back({std::string(line.text), line.number, line.offset, line.terminated});
@@ -43,31 +43,32 @@ std::vector<Seen> read(std::string_view text) {
 }  // namespace
 
 TEST_CASE("each line with its number and offset, without its newline") {
-  CHECK(read("a\nbb\nccc\n") ==
+  CHECK(seen_lines("a\nbb\nccc\n") ==
         std::vector<Seen>{{"a", 1, 0, true}, {"bb", 2, 2, true}, {"ccc", 3, 5, true}});
-  CHECK(read("").empty());
+  CHECK(seen_lines("").empty());
 }
 
 TEST_CASE("one carriage return before the newline is not part of the line") {
-  CHECK(read("a\r\nb\n") == std::vector<Seen>{{"a", 1, 0, true}, {"b", 2, 3, true}});
+  CHECK(seen_lines("a\r\nb\n") == std::vector<Seen>{{"a", 1, 0, true}, {"b", 2, 3, true}});
   // Only one, and only at the end: the rest is the line's.
-  CHECK(read("a\r\r\nb\rc\n") == std::vector<Seen>{{"a\r", 1, 0, true}, {"b\rc", 2, 4, true}});
+  CHECK(seen_lines("a\r\r\nb\rc\n") ==
+        std::vector<Seen>{{"a\r", 1, 0, true}, {"b\rc", 2, 4, true}});
 }
 
 TEST_CASE("blank lines are skipped but counted") {
-  CHECK(read("\na\n\n \t\r\n\r\nb\n\n") ==
+  CHECK(seen_lines("\na\n\n \t\r\n\r\nb\n\n") ==
         std::vector<Seen>{{"a", 2, 1, true}, {"b", 6, 10, true}});
-  CHECK(read("\n\n \n").empty());
+  CHECK(seen_lines("\n\n \n").empty());
   // Leading and trailing blanks of a line that is not blank stay.
-  CHECK(read(" a \n") == std::vector<Seen>{{" a ", 1, 0, true}});
+  CHECK(seen_lines(" a \n") == std::vector<Seen>{{" a ", 1, 0, true}});
 }
 
 TEST_CASE("a last line without its newline is read, and says so") {
-  CHECK(read("a\nb") == std::vector<Seen>{{"a", 1, 0, true}, {"b", 2, 2, false}});
-  CHECK(read("a\nb\r") == std::vector<Seen>{{"a", 1, 0, true}, {"b", 2, 2, false}});
-  CHECK(read("only") == std::vector<Seen>{{"only", 1, 0, false}});
+  CHECK(seen_lines("a\nb") == std::vector<Seen>{{"a", 1, 0, true}, {"b", 2, 2, false}});
+  CHECK(seen_lines("a\nb\r") == std::vector<Seen>{{"a", 1, 0, true}, {"b", 2, 2, false}});
+  CHECK(seen_lines("only") == std::vector<Seen>{{"only", 1, 0, false}});
   // A blank one is skipped like any blank line.
-  CHECK(read("a\n  ") == std::vector<Seen>{{"a", 1, 0, true}});
+  CHECK(seen_lines("a\n  ") == std::vector<Seen>{{"a", 1, 0, true}});
 }
 
 TEST_CASE("a line is a view of the input, nothing copied") {
