@@ -4,8 +4,9 @@
 //
 // - a line ends at '\n' (or the end of the input), and one '\r' at its end is not part of it
 //   (CRLF line ends);
-// - a blank line (nothing but spaces and tabs) is skipped, but counted, so that a line's number
-//   is the one an editor shows;
+// - a blank line (nothing but spaces, tabs and carriage returns: text converted to CRLF twice
+//   ends its lines in "\r\r\n") is skipped, but counted, so that a line's number is the one an
+//   editor shows;
 // - a last line without '\n' is read like any other; `terminated` says that it had none, for a
 //   reader whose input may have been cut short in the middle of a line.
 //
@@ -73,7 +74,7 @@ class Lines {
         m_line.offset = static_cast<std::int64_t>(m_at);
         m_line.terminated = newline != nullptr;
         m_at += length + 1;
-        if (text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
+        if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // blank
         m_line.text = text;
         return;
       }

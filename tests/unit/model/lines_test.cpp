@@ -58,7 +58,7 @@ TEST_CASE("one carriage return before the newline is not part of the line") {
 TEST_CASE("blank lines are skipped but counted") {
   CHECK(seen_lines("\na\n\n \t\r\n\r\nb\n\n") ==
         std::vector<Seen>{{"a", 2, 1, true}, {"b", 6, 10, true}});
-  CHECK(seen_lines("\n\n \n").empty());
+  CHECK(seen_lines("\n\n \n\r\r\n").empty());
   // Leading and trailing blanks of a line that is not blank stay.
   CHECK(seen_lines(" a \n") == std::vector<Seen>{{" a ", 1, 0, true}});
 }
