@@ -15,6 +15,7 @@
 
 using namespace benchledger;
 using benchledger::model::Lines;
+using namespace benchledger::testing;
 using benchledger::model::TextLine;
 using Catch::Matchers::Contains;
 
