@@ -105,50 +105,10 @@ class ImportSource {
   virtual void each(const std::function<void(Record&& record, std::size_t index)>& visit) const = 0;
 };
 
-// Which results `benchledger history` follows: results whose case matches one of `cases`, in runs
-// that match every filter given. A case matches a glob (fnmatch, as the config's thresholds) that
-// matches its bench name or its case_key (`sort/uniform{"n":2000}`); no globs: every case.
-struct SeriesQuery {
-  std::vector<std::string> cases;
-  std::optional<std::string> label;   // the run's label
-  std::optional<std::string> branch;  // the run's recorded git branch
-  std::optional<std::string> since;   // RFC 3339 time or date (2026-11-01): runs at or after it
-};
-
-// One run's value of a case's metric: a point of `history`, `detect` and the report's trends.
-struct SeriesPoint {
-  std::string run_id;
-  std::string time;                   // the run's time
-  std::optional<std::string> label;   // the run's label
-  std::optional<std::string> commit;  // the run's git commit, when recorded
-  bool dirty = false;                 // made from uncommitted changes
-  double centre = 0;                  // the metric's value: the median of its samples
-  double low = 0, high = 0;           // 95% interval of the median (stats::median_interval)
-  double min = 0, max = 0;            // the metric's recorded range (the centre without samples)
-  std::int64_t samples = 1;           // samples behind the centre (1 for a single value)
-  std::vector<double> values;         // the samples, sorted (empty when read from a store's
-                                      // point columns, which keep the summary alone)
-};
-
-// What a series follows: a case's metric in one unit.
-struct SeriesCase {
-  std::string bench;
-  Params params;
-  std::string metric, unit;
-  Better better = Better::lower;
-};
-
-// A point with the result and the series it belongs to, as a store keeps it in columns.
-struct StoredPoint {
-  std::int64_t position = 0;  // the result's position in the ledger
-  std::string result_id;
-  // One object for the points of a series that a store reads one after another, so that a
-  // reader can tell a series it has just seen by the pointer.
-  std::shared_ptr<const SeriesCase> series;
-  SeriesPoint point;
-};
-
-// A store is used by one thread at a time; processes share a ledger, not a Store object.
+// A store is used by one thread at a time; processes share a ledger, not a Store object. What a
+// library user needs, and no more: the faster reads the stores keep for `history` and `compare`
+// (from a record's bytes, indexes, columns of points) are internal, so that a store's layout can
+// change without changing this interface.
 class Store {
  public:
   virtual ~Store() = default;
@@ -182,31 +142,8 @@ class Store {
   // returns false to stop.
   virtual void scan_results(const std::string& run_id,
                             const std::function<bool(ResultRecord&& result)>& visit) const = 0;
-  // scan_results() for a reader that needs only a few fields of each result and can read them
-  // from the stored bytes faster than a whole record is built: `take` is offered the bytes of a
-  // result of the run first and returns true when it read it from them; a result it does not
-  // take (or whose bytes the store cannot offer cheaply) is parsed, checked and reported as
-  // scan_results() does, and given to `visit`, which returns false to stop. `take` must not take
-  // bytes that parse_record() would refuse. The default offers nothing.
-  virtual void scan_results_taking(const std::string& run_id,
-                                   const std::function<bool(std::string_view bytes)>& take,
-                                   const std::function<bool(ResultRecord&& result)>& visit) const;
   // The same, all of them in memory. The default collects scan_results().
   virtual std::vector<ResultRecord> results_of(const std::string& run_id) const;
-  // The results a SeriesQuery selects, each with its run, in the order appended (oldest first),
-  // one at a time in constant memory beyond the matching runs; `visit` returns false to stop. A
-  // result belongs to a series only when its run was appended before it (as one pass reads).
-  // The default is one pass of scan(); the database stores query their indexes.
-  virtual void scan_series(
-      const SeriesQuery& query,
-      const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const;
-  // The points of `metric` (each result's primary metric when nullopt) in the results a
-  // SeriesQuery selects, without their samples, read from columns the store keeps for them
-  // rather than from the records: case after case, each case's points in the order appended.
-  // Returns false, having visited nothing, when the store keeps no such columns (the default);
-  // scan_series() is then the way.
-  virtual bool scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
-                           const std::function<void(StoredPoint&& point)>& visit) const;
   // Every note, in the order appended.
   virtual std::vector<NoteRecord> notes() const = 0;
 

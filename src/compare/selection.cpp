@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "ledger/store_scans.hpp"
 #include "model/record_parse_fast.hpp"
 
 namespace benchledger::compare {
@@ -31,8 +32,8 @@ void load_side(const ledger::Store& store, std::vector<RunRecord> runs, const Ke
     if (keep.compared) {
       // Most results are read from their bytes, without building a ResultRecord: a side of a
       // million results is mostly that reading.
-      store.scan_results_taking(
-          id,
+      ledger::scan_results_taking(
+          store, id,
           [&](std::string_view bytes) {
             const auto result = model::read_result_fast(bytes);
             if (!result || result->run != id) return false;

@@ -8,6 +8,7 @@
 #include "import/file_environment.hpp"
 #include "import/import.hpp"
 #include "import/json_input.hpp"
+#include "model/lines.hpp"
 #include "model/user_file.hpp"
 
 namespace benchledger::import {
@@ -290,7 +291,6 @@ ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string&
   };
   std::vector<Pending> pending;  // benchmark-complete messages whose group is not known yet
   ImportedResults imported;
-  std::size_t line_number = 0;
   // A group-complete message lists its benchmarks' ids after them: it names their group.
   const auto settle = [&](const std::string& group, const json* ids) {
     for (Pending& p : pending) {
@@ -304,21 +304,14 @@ ImportedResults read_cargo_criterion(std::string_view ndjson, const std::string&
   };
   std::string last_complete;  // the id of the last benchmark-complete message
   bool cut_mid_line = false;
-  for (std::size_t at = 0; at < ndjson.size();) {
-    std::size_t end = ndjson.find('\n', at);
-    const bool unterminated = end == std::string_view::npos;
-    if (unterminated) end = ndjson.size();
-    const std::string_view line = ndjson.substr(at, end - at);
-    at = end + 1;
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = origin + ":" + std::to_string(line_number);
+  for (const model::TextLine& line : model::Lines(ndjson)) {
+    const std::string where = origin + ":" + std::to_string(line.number);
     json message;
     try {
-      message = parse_json(line, where);
+      message = parse_json(line.text, where);
     } catch (const Error&) {
       // The message cargo-criterion was writing when it was killed: the ones before may be kept.
-      if (!unterminated || partial == Partial::refuse) throw;
+      if (line.terminated || partial == Partial::refuse) throw;
       cut_mid_line = true;
       break;
     }

@@ -10,6 +10,7 @@
 #include "import/file_environment.hpp"
 #include "import/import.hpp"
 #include "import/json_input.hpp"
+#include "model/lines.hpp"
 
 namespace benchledger::import {
 
@@ -31,23 +32,14 @@ struct GoEvents {
 
 GoEvents read_events(std::string_view events, const std::string& origin, Partial partial) {
   GoEvents read;
-  std::size_t line_number = 0;
-  std::size_t start = 0;
-  while (start < events.size()) {
-    std::size_t end = events.find('\n', start);
-    const bool last_unterminated = end == std::string_view::npos;
-    if (last_unterminated) end = events.size();
-    const std::string_view line = events.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = origin + ":" + std::to_string(line_number);
+  for (const model::TextLine& line : model::Lines(events)) {
+    const std::string where = origin + ":" + std::to_string(line.number);
     json event;
     try {
-      event = parse_json(line, where);
+      event = parse_json(line.text, where);
     } catch (const Error&) {
       // A killed go test stops inside an event: the complete ones before it may still be kept.
-      if (!last_unterminated || partial == Partial::refuse) throw;
+      if (line.terminated || partial == Partial::refuse) throw;
       read.cut_mid_event = true;
       break;
     }
@@ -252,16 +244,12 @@ void read_go_result_line(const std::string& line, const std::string& where, GoLi
 // Reads every line of the output: headers into the environment, result lines into benchmarks.
 GoLines read_go_lines(const GoOutput& output, FileEnvironment& file) {
   GoLines read;
-  std::istringstream lines(output.text);
-  std::string line;
-  std::size_t line_number = 0;
-  while (std::getline(lines, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (const model::TextLine& text_line : model::Lines(output.text)) {
+    const std::string line(text_line.text);
     read_go_header(line, file, read);
     if (is_closing_line(line)) read.closed = true;
     if (!starts_with(line, "Benchmark")) continue;
-    read_go_result_line(line, output.place + std::to_string(line_number), read);
+    read_go_result_line(line, output.place + std::to_string(text_line.number), read);
   }
   return read;
 }

@@ -9,6 +9,7 @@
 
 #include "import/import.hpp"
 #include "import/json_input.hpp"
+#include "model/lines.hpp"
 
 namespace benchledger::import {
 
@@ -287,16 +288,10 @@ ImportedResults read_mapped_ndjson(std::string_view input, const std::string& or
                                    const std::string& mapping_text) {
   require_utf8(input, origin);
   CaseCollector collector(parse_mapping(mapping_text, origin), origin);
-  std::size_t start = 0, line_number = 0;
-  while (start < input.size()) {
-    std::size_t end = input.find('\n', start);
-    if (end == std::string_view::npos) end = input.size();
-    const std::string_view line = input.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  for (const model::TextLine& line : model::Lines(input)) {
+    const auto line_number = static_cast<std::size_t>(line.number);
     const std::string where = origin + ":" + std::to_string(line_number);
-    const json object = parse_json(line, where);
+    const json object = parse_json(line.text, where);
     if (!object.is_object()) throw Error(where + ": expected a JSON object, got " + object.dump());
     collector.add_line(line_number, [&](const Source& source) -> std::optional<json> {
       const json* node = &object;

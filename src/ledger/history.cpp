@@ -103,7 +103,7 @@ std::optional<std::int64_t> end_of_points(const Store& store, const HistoryOptio
                                           const std::set<std::string>& through,
                                           bool& keeps_points) {
   std::map<std::string, std::int64_t> last;  // each run's last position met
-  keeps_points = store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
+  keeps_points = scan_points(store, options.query, options.metric, [&](StoredPoint&& p) {
     if (through.count(p.point.run_id) == 0) return;
     std::int64_t& at = last[p.point.run_id];
     at = std::max(at, p.position);
@@ -129,7 +129,7 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
   if (keeps_points && !through.empty()) end = end_of_points(store, options, through, keeps_points);
   std::shared_ptr<const SeriesCase> current;  // held, so that its address is not reused
   SeriesBuilder::Gathered* gathered = nullptr;
-  if (keeps_points && store.scan_points(options.query, options.metric, [&](StoredPoint&& p) {
+  if (keeps_points && scan_points(store, options.query, options.metric, [&](StoredPoint&& p) {
         if (end && p.position > *end) return;
         const SeriesCase& c = *p.series;
         if (invalidated.covers(p.point.run_id, p.result_id, c.bench)) return;
@@ -144,7 +144,7 @@ std::vector<Series> collect_series(const Store& store, const HistoryOptions& opt
   std::int64_t position = 0;  // results arrive in ledger order: a count orders them
   // The runs of `through` not met yet.
   std::set<std::string> pending = through;
-  store.scan_series(options.query, [&](const RunRecord& run, ResultRecord&& result) {
+  scan_series(store, options.query, [&](const RunRecord& run, ResultRecord&& result) {
     // A run's results follow it in one batch: once every run of `through` has been met, the
     // first result of another run was appended after the newest of them.
     if (through.count(run.header.id) != 0) {
@@ -178,7 +178,7 @@ std::string filters_text(const SeriesQuery& query) {
 // Whether the query (its cases and run filters) selects any result at all.
 bool selects_a_result(const Store& store, const SeriesQuery& query) {
   bool found = false;
-  store.scan_series(query, [&](const RunRecord&, ResultRecord&&) {
+  scan_series(store, query, [&](const RunRecord&, ResultRecord&&) {
     found = true;
     return false;
   });

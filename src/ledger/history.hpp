@@ -10,6 +10,8 @@
 #include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
 
+#include "ledger/store_scans.hpp"
+
 namespace benchledger::ledger {
 
 // The point of `metric` in the run `run_id`, whose time, label and git state are given apart (a
@@ -33,7 +35,7 @@ struct HistoryOptions {
   std::optional<std::string> metric;  // default: each result's primary metric
   std::size_t last = 0;               // keep each series' newest `last` points; 0 keeps all
   // Whether each point needs its samples (`detect` does); without, a store that keeps points in
-  // columns (Store::scan_points) serves the series from those, and `values` stays empty.
+  // columns (scan_points) serves the series from those, and `values` stays empty.
   bool samples = false;
   // The runs whose history the series are (a report's runs): each series ends with the newest
   // of them in the order appended, leaving out the results appended after that run's last one,

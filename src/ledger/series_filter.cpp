@@ -1,11 +1,9 @@
-// Matching of cases and runs for Store::scan_series, and the default scan_series: one pass of
-// scan() that keeps the matching runs it has passed.
+// Matching of cases and runs for every store's scan_series.
 #include "ledger/series_filter.hpp"
 
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <unordered_map>
 
 #include <benchledger/error.hpp>
 
@@ -89,27 +87,6 @@ std::optional<std::vector<std::pair<std::string, std::string>>> bench_ranges(
     out.emplace_back(std::move(prefix), std::move(high));
   }
   return out;
-}
-
-void Store::scan_series(
-    const SeriesQuery& query,
-    const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const {
-  SeriesQuery normal = query;
-  normal.since = normalized_since(query.since);
-  // A run comes before its results, so the matching runs passed so far are all a result needs.
-  std::unordered_map<std::string, RunRecord> runs;
-  scan([&](const StoredRecord& stored) {
-    if (const auto* run = std::get_if<RunRecord>(&stored.record)) {
-      if (run_matches(normal, *run)) runs.emplace(run->header.id, *run);
-      return true;
-    }
-    const auto* result = std::get_if<ResultRecord>(&stored.record);
-    if (result == nullptr || !case_matches(normal.cases, result->bench, result->params))
-      return true;
-    const auto run = runs.find(result->run);
-    if (run == runs.end()) return true;
-    return visit(run->second, ResultRecord(*result));
-  });
 }
 
 }  // namespace benchledger::ledger

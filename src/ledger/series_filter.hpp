@@ -1,5 +1,6 @@
-// What a SeriesQuery selects, for every store's scan_series: the matching of cases and runs that
-// the NDJSON pass does in full and the database stores do after their indexes narrowed the rows.
+// What a SeriesQuery selects, for every scan_series (store_scans.hpp): the matching of cases and
+// runs that the pass over a store's records does in full and the database stores do after their
+// indexes narrowed the rows.
 #pragma once
 
 #include <optional>
@@ -7,8 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
+
+#include "ledger/store_scans.hpp"
 
 namespace benchledger::ledger {
 

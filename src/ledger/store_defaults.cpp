@@ -18,17 +18,6 @@ AppendResult Store::import(const std::vector<Record>& batch) {
   return import(RecordsSource(batch));
 }
 
-void Store::scan_results_taking(const std::string& run_id,
-                                const std::function<bool(std::string_view bytes)>& /*take*/,
-                                const std::function<bool(ResultRecord&& result)>& visit) const {
-  scan_results(run_id, visit);
-}
-
-bool Store::scan_points(const SeriesQuery& /*query*/, const std::optional<std::string>& /*metric*/,
-                        const std::function<void(StoredPoint&& point)>& /*visit*/) const {
-  return false;
-}
-
 std::vector<ResultRecord> Store::results_of(const std::string& run_id) const {
   std::vector<ResultRecord> out;
   scan_results(run_id, [&](ResultRecord&& result) {

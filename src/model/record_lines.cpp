@@ -4,21 +4,17 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
+#include "model/lines.hpp"
+
 namespace benchledger::model {
 
 std::vector<Record> parse_record_lines(std::string_view text, std::string_view origin) {
   std::vector<Record> records;
-  std::int64_t number = 0;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    const std::string_view line = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-    ++number;
-    if (line.empty()) continue;
+  for (const TextLine& line : Lines(text)) {
     try {
-      records.push_back(parse_record(line));
+      records.push_back(parse_record(line.text));
     } catch (const Error& e) {
-      throw Error(fmt::format("{}: output line {}: {}", origin, number, e.what()));
+      throw Error(fmt::format("{}: output line {}: {}", origin, line.number, e.what()));
     }
   }
   return records;

@@ -9,8 +9,9 @@
 
 namespace benchledger::model {
 
-// One record per non-empty line. Throws benchledger::Error `<origin>: output line N: <the
-// message of parse_record>`.
+// One record per line, read by the rule of model/lines.hpp (blank lines skipped, CRLF and a last
+// line without '\n' read). Throws benchledger::Error `<origin>: output line N: <the message of
+// parse_record>`.
 std::vector<Record> parse_record_lines(std::string_view text, std::string_view origin);
 
 }  // namespace benchledger::model

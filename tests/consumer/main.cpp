@@ -1,6 +1,10 @@
-// Uses the installed headers and library: builds a record and prints its canonical bytes.
+// Uses the installed headers and library: builds a record and prints its canonical bytes, then
+// appends it to a ledger and reads it back through the public Store interface, which must need
+// no header that is not installed.
+#include <filesystem>
 #include <iostream>
 
+#include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
 
 int main() {
@@ -13,5 +17,15 @@ int main() {
   note.author = "consumer";
   const std::string bytes = benchledger::serialize(note);
   std::cout << bytes << '\n';
-  return benchledger::parse_record(bytes) == benchledger::Record{note} ? 0 : 1;
+  if (benchledger::parse_record(bytes) != benchledger::Record{note}) return 1;
+
+  const auto path =
+      std::filesystem::temp_directory_path() / ("consumer-" + note.header.id + ".ndjson");
+  const auto store = benchledger::ledger::open_store(path.string());
+  store->append({note});
+  const auto found = store->find_record(note.header.id);
+  const bool ok = found && found->record == benchledger::Record{note} &&
+                  store->verify(std::nullopt).ok && store->notes().size() == 1;
+  std::filesystem::remove(path);
+  return ok ? 0 : 1;
 }

@@ -17,6 +17,7 @@
 #include <benchledger/record.hpp>
 
 #include "fuzz_targets.hpp"
+#include "ledger/store_scans.hpp"
 #include "model/record_lines.hpp"
 #include "scratch_file.hpp"
 
@@ -43,7 +44,8 @@ void read_everything(const ledger::Store& store) {
     static_cast<void>(store.results_of(run.header.id));
     static_cast<void>(store.find_record(run.header.id));
   }
-  store.scan_series(ledger::SeriesQuery{}, [](const RunRecord&, ResultRecord&&) { return true; });
+  ledger::scan_series(store, ledger::SeriesQuery{},
+                      [](const RunRecord&, ResultRecord&&) { return true; });
 }
 
 }  // namespace

@@ -240,7 +240,7 @@ void NdjsonStore::scan_results(const std::string& run_id,
       run_id, [](std::string_view) { return false; }, visit);
 }
 
-void NdjsonStore::scan_results_taking(
+bool NdjsonStore::scan_results_taking(
     const std::string& run_id, const std::function<bool(std::string_view bytes)>& take,
     const std::function<bool(ResultRecord&& result)>& visit) const {
   read_lines([&](const LineVisit& line) {
@@ -253,6 +253,7 @@ void NdjsonStore::scan_results_taking(
     }
     return true;
   });
+  return true;
 }
 
 std::vector<NoteRecord> NdjsonStore::notes() const {

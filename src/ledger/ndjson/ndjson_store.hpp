@@ -25,10 +25,11 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/chained_store.hpp"
+#include "ledger/store_scans.hpp"
 
 namespace benchledger::ledger::ndjson {
 
-class NdjsonStore final : public ChainedStore {
+class NdjsonStore final : public ChainedStore, public StoreScans {
  public:
   // `uri` is kept for messages; `path` is the file. Nothing is opened or created here.
   NdjsonStore(std::string uri, std::filesystem::path path);
@@ -38,7 +39,9 @@ class NdjsonStore final : public ChainedStore {
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   void scan_results(const std::string& run_id,
                     const std::function<bool(ResultRecord&& result)>& visit) const override;
-  void scan_results_taking(const std::string& run_id,
+  // Offers each result's line to `take`: the one store that holds a record's bytes where a pass
+  // reads them anyway.
+  bool scan_results_taking(const std::string& run_id,
                            const std::function<bool(std::string_view bytes)>& take,
                            const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;

@@ -27,7 +27,7 @@ std::string literal(const std::string& text) {
 
 }  // namespace
 
-void PostgresStore::scan_series(
+bool PostgresStore::scan_series(
     const SeriesQuery& query,
     const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const {
   m_warnings.clear();
@@ -66,6 +66,7 @@ void PostgresStore::scan_series(
     if (!case_matches(normal.cases, result.bench, result.params)) return true;
     return visit(*run, std::move(result));
   });
+  return true;
 }
 
 }  // namespace benchledger::ledger::postgres

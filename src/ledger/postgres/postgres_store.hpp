@@ -14,10 +14,11 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/chained_store.hpp"
+#include "ledger/store_scans.hpp"
 
 namespace benchledger::ledger::postgres {
 
-class PostgresStore final : public ChainedStore {
+class PostgresStore final : public ChainedStore, public StoreScans {
  public:
   // Nothing is connected here: the first use connects, and the first append creates the table.
   explicit PostgresStore(std::string uri);
@@ -30,7 +31,7 @@ class PostgresStore final : public ChainedStore {
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   void scan_results(const std::string& run_id,
                     const std::function<bool(ResultRecord&& result)>& visit) const override;
-  void scan_series(
+  bool scan_series(
       const SeriesQuery& query,
       const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;

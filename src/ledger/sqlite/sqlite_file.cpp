@@ -89,8 +89,8 @@ WHERE r.type = 'result'
 )sql";
 
 // Each result's points, one row per metric, with its run's fields and its case beside them:
-// what `history` reads (Store::scan_points), clustered by case so that one case's series is one
-// range of the file (docs/history.md, "Speed"). Rows are derived from the records in the
+// what `history` reads (scan_points, store_scans.hpp), clustered by case so that one case's series
+// is one range of the file (docs/history.md, "Speed"). Rows are derived from the records in the
 // transaction that appends them, may only describe a result already in the table, and are never
 // changed; `verify` recomputes every row from the records. Version 3 (PRAGMA user_version).
 constexpr const char* k_points_sql = R"sql(

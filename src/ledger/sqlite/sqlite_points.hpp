@@ -22,7 +22,7 @@ class PointWriter {
   // A run appended in this transaction: its results that follow need not look it up.
   void run(const RunRecord& run);
   // The points of the result at `seq`. A result whose run was not appended before it (or does
-  // not parse) has none: it has no place in a history (Store::scan_series).
+  // not parse) has none: it has no place in a history (scan_series, store_scans.hpp).
   void result(std::int64_t seq, const ResultRecord& result);
 
  private:

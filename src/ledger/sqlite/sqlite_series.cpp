@@ -86,14 +86,14 @@ std::unique_ptr<Statement> SqliteStore::series_query(const SeriesStatement& stat
   return query;
 }
 
-void SqliteStore::scan_series(
+bool SqliteStore::scan_series(
     const SeriesQuery& query,
     const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const {
   m_warnings.clear();
   SeriesQuery normal = query;
   normal.since = normalized_since(query.since);
   const auto rows = series_query(series_statement(normal));
-  if (!rows) return;
+  if (!rows) return true;
   // A run's results are contiguous in seq order: its record is parsed once for all of them.
   std::int64_t run_seq = 0;
   std::optional<RunRecord> run;
@@ -105,8 +105,9 @@ void SqliteStore::scan_series(
     if (!run_matches(normal, *run)) continue;
     auto result = std::get<ResultRecord>(parse_row(rows->integer(2), rows->text(3)));
     if (!case_matches(normal.cases, result.bench, result.params)) continue;
-    if (!visit(*run, std::move(result))) return;
+    if (!visit(*run, std::move(result))) return true;
   }
+  return true;
 }
 
 bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,

@@ -15,6 +15,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/chained_store.hpp"
+#include "ledger/store_scans.hpp"
 
 struct sqlite3;
 
@@ -33,7 +34,7 @@ SeriesStatement points_statement(const SeriesQuery& normalized,
 
 class Statement;
 
-class SqliteStore final : public ChainedStore {
+class SqliteStore final : public ChainedStore, public StoreScans {
  public:
   // Nothing is opened or created here: readers open the file when they first need it, and the
   // first append creates it.
@@ -47,7 +48,7 @@ class SqliteStore final : public ChainedStore {
   std::vector<RunRecord> find_runs(const RunSelector& selector, std::size_t limit) const override;
   void scan_results(const std::string& run_id,
                     const std::function<bool(ResultRecord&& result)>& visit) const override;
-  void scan_series(
+  bool scan_series(
       const SeriesQuery& query,
       const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const override;
   bool scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,

@@ -118,9 +118,10 @@ TEST_CASE("history read from SQLite's points is what the records give") {
   }
   CHECK(count(dir / "ledger.db", "SELECT count(*) FROM points") == 6 * 3 * 3);
   bool served = false;
-  CHECK(sqlite->scan_points({}, std::nullopt, [&](ledger::StoredPoint&&) { served = true; }));
+  CHECK(ledger::scan_points(*sqlite, {}, std::nullopt,
+                            [&](ledger::StoredPoint&&) { served = true; }));
   CHECK(served);
-  CHECK_FALSE(ndjson->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  CHECK_FALSE(ledger::scan_points(*ndjson, {}, std::nullopt, [](ledger::StoredPoint&&) {}));
   for (auto options : queries()) {
     const auto reference = comparable(ledger::collect_series(*ndjson, options));
     INFO(fmt::format("{}", fmt::join(reference, "\n")));
@@ -148,7 +149,7 @@ TEST_CASE("a SQLite ledger from before the points is read from its records, then
   REQUIRE(sql(file, "DROP TABLE points; PRAGMA user_version = 2;").empty());
   const auto store = ledger::open_store("sqlite:" + file.string());
   CHECK(store->verify(std::nullopt).ok);
-  CHECK_FALSE(store->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  CHECK_FALSE(ledger::scan_points(*store, {}, std::nullopt, [](ledger::StoredPoint&&) {}));
   CHECK(comparable(ledger::collect_series(*store, {})) ==
         comparable(ledger::collect_series(*ndjson, {})));
 
@@ -279,14 +280,14 @@ TEST_CASE("results appended without their points are read from the records, then
               "DROP TRIGGER points_refuse_delete; DELETE FROM points WHERE run = '" + newest + "'")
               .empty());
   CHECK(count(file, "SELECT count(*) FROM points") == 5 * 3 * 3);
-  CHECK_FALSE(store->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  CHECK_FALSE(ledger::scan_points(*store, {}, std::nullopt, [](ledger::StoredPoint&&) {}));
   CHECK(comparable(ledger::collect_series(*store, {})) ==
         comparable(ledger::collect_series(*ndjson, {})));
 
   store->append(all.back());
   ndjson->append(all.back());
   CHECK(count(file, "SELECT count(*) FROM points") == 6 * 3 * 3);
-  CHECK(store->scan_points({}, std::nullopt, [](ledger::StoredPoint&&) {}));
+  CHECK(ledger::scan_points(*store, {}, std::nullopt, [](ledger::StoredPoint&&) {}));
   for (const auto& options : queries()) {
     CHECK(comparable(ledger::collect_series(*store, options)) ==
           comparable(ledger::collect_series(*ndjson, options)));

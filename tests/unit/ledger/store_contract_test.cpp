@@ -7,6 +7,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/canonical.hpp"
+#include "ledger/store_scans.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
 using namespace benchledger;
@@ -180,8 +181,8 @@ TEST_CASE("results are offered as bytes or given parsed, each once and in order"
     const std::string run_id = header_of(one[0]).id;
     std::vector<std::string> seen;
     std::size_t offered = 0, taken = 0;
-    store->scan_results_taking(
-        run_id,
+    scan_results_taking(
+        *store, run_id,
         [&](std::string_view bytes) {
           const Record record = parse_record(bytes);
           REQUIRE(std::holds_alternative<ResultRecord>(record));
@@ -216,8 +217,8 @@ TEST_CASE("results are offered as bytes or given parsed, each once and in order"
     read_message = e.what();
   }
   try {
-    store->scan_results_taking(
-        run_id, [](std::string_view) { return true; }, [](ResultRecord&&) { return true; });
+    scan_results_taking(
+        *store, run_id, [](std::string_view) { return true; }, [](ResultRecord&&) { return true; });
   } catch (const IntegrityError& e) {
     taking_message = e.what();
   }
