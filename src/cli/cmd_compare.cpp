@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -89,12 +90,13 @@ int run_compare(const CompareCliOptions& options) {
   const compare::CompareOptions compare_options =
       compare_options_from(options.judging, load_default_config());
 
+  const auto ledger_uri = [&] {
+    return options.ledger ? *options.ledger : ledger::default_ledger_uri();
+  };
   std::unique_ptr<ledger::Store> store;
   std::optional<std::vector<NoteRecord>> ledger_notes;
   const auto get_store = [&]() -> const ledger::Store& {
-    if (!store) {
-      store = ledger::open_store(options.ledger ? *options.ledger : ledger::default_ledger_uri());
-    }
+    if (!store) store = ledger::open_store(ledger_uri());
     return *store;
   };
   const auto get_notes = [&]() -> const std::vector<NoteRecord>& {
@@ -102,10 +104,30 @@ int run_compare(const CompareCliOptions& options) {
     return *ledger_notes;
   };
 
-  // Only what the comparison reads is kept of each result: a side may hold millions.
+  // Only what the comparison reads is kept of each result: a side may hold millions. The two
+  // sides are read at once, the base on a thread of its own through a store of its own (a store
+  // is not shared between threads): reading is half of what a comparison of a million cases
+  // does. The ledger's notes are read first, since both sides skip the runs they invalidate.
   const compare::Keep keep{true, options.judging.metrics};
-  compare::Selection base = select(options.base, options.base_runs, get_store, get_notes, keep);
-  compare::Selection current = select(options.current, 1, get_store, get_notes, keep);
+  if (!compare::is_file_selector(options.base) || !compare::is_file_selector(options.current)) {
+    get_notes();
+  }
+  std::future<compare::Selection> reading_base = std::async(std::launch::async, [&] {
+    std::unique_ptr<ledger::Store> own;
+    const auto own_store = [&]() -> const ledger::Store& {
+      if (!own) own = ledger::open_store(ledger_uri());
+      return *own;
+    };
+    return select(options.base, options.base_runs, own_store, get_notes, keep);
+  });
+  compare::Selection current;
+  try {
+    current = select(options.current, 1, get_store, get_notes, keep);
+  } catch (...) {
+    reading_base.get();  // when both sides fail, the base's error is said, as it was read first
+    throw;
+  }
+  compare::Selection base = reading_base.get();
 
   std::vector<NoteRecord> notes = store ? get_notes() : std::vector<NoteRecord>{};
   notes.insert(notes.end(), base.notes.begin(), base.notes.end());

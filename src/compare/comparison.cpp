@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <set>
 #include <utility>
@@ -91,8 +92,11 @@ std::vector<CaseMatch> match_cases(const SideResults& base, const SideCases& bas
     });
     return numbers;
   };
-  const std::vector<std::uint32_t> b = sorted_keys(base, base_cases);
+  // The two sorts at once: with a million keys a side, they are half of the comparison's own work.
+  std::future<std::vector<std::uint32_t>> sorting_base =
+      std::async(std::launch::async, [&] { return sorted_keys(base, base_cases); });
   const std::vector<std::uint32_t> c = sorted_keys(current, current_cases);
+  const std::vector<std::uint32_t> b = sorting_base.get();
   std::vector<CaseMatch> matches;
   matches.reserve(b.size() + c.size());
   std::size_t i = 0, j = 0;

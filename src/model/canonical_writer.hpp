@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <benchledger/error.hpp>
+#include <benchledger/record.hpp>
 
 namespace benchledger::model {
 
@@ -44,9 +45,15 @@ struct FieldPath {
 // ledger costs (docs/ledger.md, "Performance"), so bytes go straight into the string's storage:
 // room() makes space once per token, and a string's plain ASCII is scanned and copied eight
 // bytes at a time. finish() trims the string to what was written.
+//
+// With an indent, the same tokens in the layout of nlohmann's dump(indent), for the JSON outputs
+// people read (compare's): each member and element on a line of its own, indented by its depth
+// (counted from `depth`, for a value written inside a larger document), `"key": value`, and an
+// empty object or array as `{}` or `[]`.
 class CanonicalWriter {
  public:
-  explicit CanonicalWriter(std::string& out) : m_out(out), m_size(out.size()) {
+  explicit CanonicalWriter(std::string& out, int indent = 0, int depth = 0)
+      : m_out(out), m_size(out.size()), m_indent(indent), m_outer(depth), m_depth(depth) {
     m_out.resize(m_out.capacity());  // what was reserved is room already
   }
 
@@ -58,28 +65,32 @@ class CanonicalWriter {
     separate();
     put(bracket);
     m_first = true;
+    ++m_depth;
   }
   void close(char bracket) {
+    --m_depth;
+    if (m_indent > 0 && !m_first) new_line();
     put(bracket);
     m_first = false;
   }
   // `"name":` for a name known to need no escaping.
   void key(std::string_view name) {
     separate();
-    char* at = room(name.size() + 3);
+    char* at = room(name.size() + 4);
     at[0] = '"';
     std::memcpy(at + 1, name.data(), name.size());
     at[name.size() + 1] = '"';
     at[name.size() + 2] = ':';
-    m_size += name.size() + 3;
-    m_first = true;  // the value that follows takes no comma
+    at[name.size() + 3] = ' ';
+    m_size += name.size() + (m_indent > 0 ? 4 : 3);
+    m_after_key = true;  // the value that follows takes no comma
   }
   // `"name":` for a name from the record (a param or metric name).
   void key(std::string_view name, const FieldPath& field) {
     separate();
     string_body(name, field);
-    put(':');
-    m_first = true;
+    put(m_indent > 0 ? std::string_view(": ") : std::string_view(":"));
+    m_after_key = true;
   }
 
   void string(std::string_view text, const FieldPath& field) {
@@ -165,8 +176,20 @@ class CanonicalWriter {
   }
 
   void separate() {
+    if (m_after_key) {
+      m_after_key = false;
+      return;
+    }
     if (!m_first) put(',');
     m_first = false;
+    if (m_indent > 0 && m_depth > m_outer) new_line();  // a member or element
+  }
+  [[gnu::noinline]] void new_line() {
+    const auto spaces = static_cast<std::size_t>(m_indent * m_depth);
+    char* at = room(spaces + 1);
+    at[0] = '\n';
+    std::memset(at + 1, ' ', spaces);
+    m_size += spaces + 1;
   }
 
   // True when none of the eight bytes of `word` needs a look: no control character, no quote
@@ -269,8 +292,15 @@ class CanonicalWriter {
 
   std::string& m_out;
   std::size_t m_size;  // bytes written; m_out may be longer (room not yet used)
+  int m_indent;
+  int m_outer;  // the depth of the value written: its own first line is the caller's
+  int m_depth;
   bool m_first = true;
+  bool m_after_key = false;
   std::array<Printed, k_printed> m_printed{};
 };
+
+// `{"name": value, ...}` of a case's params, in key order (docs/records.md).
+void write_params(CanonicalWriter& w, const Params& params);
 
 }  // namespace benchledger::model

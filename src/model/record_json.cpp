@@ -78,16 +78,6 @@ void write_param(CanonicalWriter& w, const ParamValue& value, const FieldPath& f
       value);
 }
 
-void write_params(CanonicalWriter& w, const Params& params) {
-  w.open('{');
-  for (const auto& [key, value] : params) {
-    const FieldPath field{"params.", key, {}, {}};
-    w.key(key, field);
-    write_param(w, value, field);
-  }
-  w.close('}');
-}
-
 void write_metric(CanonicalWriter& w, std::string_view name, const Metric& metric) {
   const auto field = [&](std::string_view tail, std::int64_t index = -1) {
     return FieldPath{"metrics.", name, tail, {}, index};
@@ -304,6 +294,16 @@ void write_record(CanonicalWriter& w, const NoteRecord& note, std::string_view p
 }
 
 }  // namespace
+
+void model::write_params(CanonicalWriter& w, const Params& params) {
+  w.open('{');
+  for (const auto& [key, value] : params) {
+    const FieldPath field{"params.", key, {}, {}};
+    w.key(key, field);
+    write_param(w, value, field);
+  }
+  w.close('}');
+}
 
 std::string_view to_string(Better better) {
   return better == Better::lower ? "lower" : "higher";

@@ -1,60 +1,66 @@
 // CSV of a comparison (RFC 4180: CRLF-free lines, fields quoted when they hold a comma, quote
 // or newline). Numbers are written with full round-trip precision; percent columns say so.
 #include <cmath>
+#include <iterator>
 #include <ostream>
 #include <sstream>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "model/canonical_writer.hpp"
 #include "report/compare_render.hpp"
 #include "report/text_fields.hpp"
 
 namespace benchledger::report {
-namespace {
 
-std::string number(const std::optional<double>& value, double scale = 1.0) {
-  if (!value || !std::isfinite(*value)) return {};
-  return fmt::format("{}", *value * scale);
-}
-
-}  // namespace
-
+// A line a case, made in one buffer that every line reuses: a comparison of a million cases
+// writes a million of them.
 void write_comparison_csv(std::ostream& out, const compare::ComparisonReport& report) {
   out << "bench,params,metric,unit,better,base_n,base_center,base_unit,current_n,current_center,"
          "change_percent,ci_low_percent,ci_high_percent,p,p_adjusted,threshold_percent,verdict,"
          "accepted_by,gate,detectable_percent,remark\n";
+  std::string line, params;
   for (const compare::CaseComparison& c : report.cases) {
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();
-    for (const auto& [key, value] : c.params) params[key] = to_json(value);
-    const std::vector<std::string> fields{c.bench,
-                                          params.dump(),
-                                          c.metric,
-                                          c.unit,
-                                          std::string(to_string(c.better)),
-                                          std::to_string(c.base_n),
-                                          number(c.base_center),
-                                          c.base_unit,
-                                          std::to_string(c.current_n),
-                                          number(c.current_center),
-                                          number(c.change, 100.0),
-                                          number(c.ci_low, 100.0),
-                                          number(c.ci_high, 100.0),
-                                          number(c.p),
-                                          number(c.p_adjusted),
-                                          fmt::format("{}", 100.0 * c.threshold),
-                                          std::string(compare::to_string(c.verdict)),
-                                          c.accepted ? c.accepted->note : std::string(),
-                                          c.fails_on_verdict ? "fail" : "pass",
-                                          number(c.detectable, 100.0),
-                                          comparison_remark(c)};
-    std::string line;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      line += csv_field(fields[i]);
-      line += i + 1 == fields.size() ? "\n" : ",";
-    }
-    out << line;
+    line.clear();
+    const auto field = [&](std::string_view text) {
+      append_csv_field(line, text);
+      line += ',';
+    };
+    // Full round-trip precision; empty when absent or not finite.
+    const auto number = [&](const std::optional<double>& value, double scale = 1.0) {
+      if (value && std::isfinite(*value))
+        fmt::format_to(std::back_inserter(line), "{}", *value * scale);
+      line += ',';
+    };
+    params.clear();
+    model::CanonicalWriter w(params);
+    model::write_params(w, c.params);
+    w.finish();
+    field(c.bench);
+    field(params);
+    field(c.metric);
+    field(c.unit);
+    field(to_string(c.better));
+    fmt::format_to(std::back_inserter(line), "{},", c.base_n);
+    number(c.base_center);
+    field(c.base_unit);
+    fmt::format_to(std::back_inserter(line), "{},", c.current_n);
+    number(c.current_center);
+    number(c.change, 100.0);
+    number(c.ci_low, 100.0);
+    number(c.ci_high, 100.0);
+    number(c.p);
+    number(c.p_adjusted);
+    fmt::format_to(std::back_inserter(line), "{},", 100.0 * c.threshold);
+    field(compare::to_string(c.verdict));
+    field(c.accepted ? std::string_view(c.accepted->note) : std::string_view());
+    field(c.fails_on_verdict ? "fail" : "pass");
+    number(c.detectable, 100.0);
+    append_csv_field(line, comparison_remark(c));
+    line += '\n';
+    out.write(line.data(), static_cast<std::streamsize>(line.size()));
   }
 }
 

@@ -1,15 +1,16 @@
 // The JSON form of a comparison (docs/ci-gate.md). Key order is fixed, so
 // the same report gives the same bytes.
 //
-// Written as it goes: each case is a small nlohmann object dumped on its own, indented to its
-// depth, so that a comparison of a million cases is never one tree (some 3 KB a case) nor one
-// string. The bytes are those of dumping the whole object with an indent of 2: nlohmann writes
-// the scalars, and a dumped value's only line breaks are its own layout (a string's are escaped).
+// Written as it goes, so that a comparison of a million cases is never one tree (some 3 KB a
+// case) nor one string: each case straight into a buffer by the canonical writer in dump(2)'s
+// layout, the few other members as small nlohmann objects dumped on their own, indented to their
+// depth. The bytes are those of dumping the whole object with an indent of 2.
 #include <cmath>
 #include <ostream>
 #include <sstream>
 #include <string_view>
 
+#include "model/canonical_writer.hpp"
 #include "report/compare_render.hpp"
 #include "report/explain_render.hpp"
 #include "report/json_values.hpp"
@@ -33,15 +34,6 @@ ordered_json run_json(const compare::RunSummary& run) {
   return json;
 }
 
-ordered_json side_json(const std::optional<double>& center, std::size_t n,
-                       const std::string& unit) {
-  ordered_json json;
-  json["n"] = n;
-  json["center"] = optional_number(center);
-  json["unit"] = unit;
-  return json;
-}
-
 // [{"key": "thresholds.work", "base": "none", "head": "1000%"}, ...]
 ordered_json settings_json(const std::vector<compare::SettingChange>& changes) {
   ordered_json out = ordered_json::array();
@@ -55,41 +47,108 @@ ordered_json settings_json(const std::vector<compare::SettingChange>& changes) {
   return out;
 }
 
-ordered_json case_json(const compare::CaseComparison& c) {
-  ordered_json item;
-  item["bench"] = c.bench;
-  ordered_json params = ordered_json::object();
-  for (const auto& [key, value] : c.params) params[key] = to_json(value);
-  item["params"] = params;
-  item["metric"] = c.metric;
-  item["unit"] = c.unit;
-  item["better"] = to_string(c.better);
-  item["base"] = side_json(c.base_center, c.base_n, c.base_unit);
-  item["current"] = side_json(c.current_center, c.current_n, c.unit);
-  item["change"] = optional_number(c.change, 100.0);
-  item["ci"] = c.ci_low && c.ci_high ? ordered_json::array({100.0 * *c.ci_low, 100.0 * *c.ci_high})
-                                     : ordered_json(nullptr);
-  item["p"] = optional_number(c.p);
-  item["p_adjusted"] = optional_number(c.p_adjusted);
-  item["threshold"] = 100.0 * c.threshold;
-  item["threshold_only"] = c.threshold_only;
-  if (c.deterministic) item["deterministic"] = true;
-  if (c.pairs > 0) item["pairs"] = c.pairs;
-  item["verdict"] = compare::to_string(c.verdict);
-  if (c.judged) item["judged"] = compare::to_string(*c.judged);
-  if (!c.loosened.empty()) item["loosened"] = settings_json(c.loosened);
-  item["detectable"] = optional_number(c.detectable, 100.0);
-  if (c.accepted) {
-    item["accepted"] = {
-        {"note", c.accepted->note}, {"text", c.accepted->text}, {"author", c.accepted->author}};
+// A case as dump(2) lays out the object of its members, `depth` levels deep, written into `out`
+// as it goes: the comparison of a million cases spends its output here, and an nlohmann object a
+// case (built member by member, dumped, then indented) cost more than reading the two sides.
+void write_case(std::string& out, const compare::CaseComparison& c, int depth) {
+  model::CanonicalWriter w(out, 2, depth);
+  const auto text = [&](std::string_view key, std::string_view value) {
+    w.key(key);
+    w.string(value, model::FieldPath{"cases[].", key, {}, {}});
+  };
+  // nlohmann writes a number that is not finite as null.
+  const auto number = [&](std::string_view key, std::optional<double> value, double scale = 1.0) {
+    w.key(key);
+    if (value && std::isfinite(*value * scale)) {
+      w.number(*value * scale, {});
+    } else {
+      w.null();
+    }
+  };
+  const auto side = [&](std::string_view key, const std::optional<double>& center, std::size_t n,
+                        std::string_view unit) {
+    w.key(key);
+    w.open('{');
+    w.key("n");
+    w.integer(static_cast<std::int64_t>(n));
+    number("center", center);
+    text("unit", unit);
+    w.close('}');
+  };
+  w.open('{');
+  text("bench", c.bench);
+  w.key("params");
+  model::write_params(w, c.params);
+  text("metric", c.metric);
+  text("unit", c.unit);
+  text("better", to_string(c.better));
+  side("base", c.base_center, c.base_n, c.base_unit);
+  side("current", c.current_center, c.current_n, c.unit);
+  number("change", c.change, 100.0);
+  if (c.ci_low && c.ci_high) {
+    w.key("ci");
+    w.open('[');
+    for (const double bound : {*c.ci_low, *c.ci_high}) {
+      if (std::isfinite(100.0 * bound)) {
+        w.number(100.0 * bound, {});
+      } else {
+        w.null();
+      }
+    }
+    w.close(']');
   } else {
-    item["accepted"] = nullptr;
+    w.key("ci");
+    w.null();
   }
-  item["gate"] = c.fails_on_verdict ? "fail" : "pass";
+  number("p", c.p);
+  number("p_adjusted", c.p_adjusted);
+  number("threshold", c.threshold, 100.0);
+  w.key("threshold_only");
+  w.boolean(c.threshold_only);
+  if (c.deterministic) {
+    w.key("deterministic");
+    w.boolean(true);
+  }
+  if (c.pairs > 0) {
+    w.key("pairs");
+    w.integer(static_cast<std::int64_t>(c.pairs));
+  }
+  text("verdict", compare::to_string(c.verdict));
+  if (c.judged) text("judged", compare::to_string(*c.judged));
+  if (!c.loosened.empty()) {
+    w.key("loosened");
+    w.open('[');
+    for (const compare::SettingChange& change : c.loosened) {
+      w.open('{');
+      text("key", change.key);
+      text("base", change.base);
+      text("head", change.head);
+      w.close('}');
+    }
+    w.close(']');
+  }
+  number("detectable", c.detectable, 100.0);
+  w.key("accepted");
+  if (c.accepted) {
+    w.open('{');
+    text("note", c.accepted->note);
+    text("text", c.accepted->text);
+    text("author", c.accepted->author);
+    w.close('}');
+  } else {
+    w.null();
+  }
+  text("gate", c.fails_on_verdict ? "fail" : "pass");
   const std::string remark = comparison_remark(c);
-  item["remark"] = remark.empty() ? ordered_json(nullptr) : ordered_json(remark);
-  if (!c.failure_output.empty()) item["stderr"] = c.failure_output;
-  return item;
+  w.key("remark");
+  if (remark.empty()) {
+    w.null();
+  } else {
+    w.string(remark, model::FieldPath{"cases[].remark", {}, {}, {}});
+  }
+  if (!c.failure_output.empty()) text("stderr", c.failure_output);
+  w.close('}');
+  w.finish();
 }
 
 // `value` as dump(2) writes it `depth` levels deep: each of its lines after the first indented
@@ -145,10 +204,12 @@ void write_comparison_json(std::ostream& out, const compare::ComparisonReport& r
     write_member(out, "cases", ordered_json::array());
   } else {
     out << "  \"cases\": [\n";
+    std::string text;
     for (std::size_t i = 0; i < report.cases.size(); ++i) {
-      out << "    ";
-      write_value(out, case_json(report.cases[i]), 2);
-      out << (i + 1 == report.cases.size() ? "\n" : ",\n");
+      text.assign("    ");
+      write_case(text, report.cases[i], 2);
+      text += i + 1 == report.cases.size() ? "\n" : ",\n";
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
     }
     out << "  ],\n";
   }

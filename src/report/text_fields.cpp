@@ -15,13 +15,22 @@ std::string case_label(const std::string& bench, const Params& params) {
 }
 
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char ch : text) {
-    if (ch == '"') out += '"';
-    out += ch;
+  std::string out;
+  append_csv_field(out, text);
+  return out;
+}
+
+void append_csv_field(std::string& line, std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
+    line += text;
+    return;
   }
-  return out + "\"";
+  line += '"';
+  for (const char ch : text) {
+    if (ch == '"') line += '"';
+    line += ch;
+  }
+  line += '"';
 }
 
 }  // namespace benchledger::report

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <benchledger/record.hpp>
 
@@ -12,5 +13,7 @@ std::string case_label(const std::string& bench, const Params& params);
 
 // One RFC 4180 field: quoted when it holds a comma, quote or line break, quotes doubled.
 std::string csv_field(const std::string& text);
+// The same field at the end of `line`.
+void append_csv_field(std::string& line, std::string_view text);
 
 }  // namespace benchledger::report
