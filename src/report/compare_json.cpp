@@ -14,6 +14,7 @@
 #include "report/compare_render.hpp"
 #include "report/explain_render.hpp"
 #include "report/json_values.hpp"
+#include "report/rows_in_order.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -204,13 +205,14 @@ void write_comparison_json(std::ostream& out, const compare::ComparisonReport& r
     write_member(out, "cases", ordered_json::array());
   } else {
     out << "  \"cases\": [\n";
-    std::string text;
-    for (std::size_t i = 0; i < report.cases.size(); ++i) {
-      text.assign("    ");
-      write_case(text, report.cases[i], 2);
+    write_rows_in_order(out, report.cases.size(), [&](std::size_t i, std::string& text) {
+      // A string of its own: the writer treats all of its string's capacity as room, and the
+      // rows' string holds thousands of cases.
+      std::string one = "    ";
+      write_case(one, report.cases[i], 2);
+      text += one;
       text += i + 1 == report.cases.size() ? "\n" : ",\n";
-      out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    }
+    });
     out << "  ],\n";
   }
   if (profiles != nullptr) write_member(out, "profiles", regression_profiles_json(*profiles));

@@ -1,5 +1,6 @@
 // JUnit XML of a comparison, in the shape CI systems' test views read (Jenkins, GitLab,
 // GitHub test reporters): testsuites > testsuite > testcase, <failure> for gate failures.
+#include <iterator>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "report/compare_render.hpp"
 #include "report/escape.hpp"
 #include "report/format.hpp"
+#include "report/rows_in_order.hpp"
 
 namespace benchledger::report {
 namespace {
@@ -63,28 +65,31 @@ void write_comparison_junit(std::ostream& out, const compare::ComparisonReport& 
     property("configuration", setting_change_text(change));
   for (const std::string& warning : report.warnings) property("warning", warning);
   out << "    </properties>\n";
-  for (const compare::CaseComparison& c : report.cases) {
+  write_rows_in_order(out, report.cases.size(), [&](std::size_t i, std::string& text) {
+    const compare::CaseComparison& c = report.cases[i];
+    auto to = std::back_inserter(text);
     const std::string classname = c.bench.substr(0, c.bench.find('/'));
-    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escape_xml(classname),
-                       escape_xml(comparison_case_label(c) + " " + c.metric));
-    const std::string text = describe(c);
+    fmt::format_to(to, "    <testcase classname=\"{}\" name=\"{}\"", escape_xml(classname),
+                   escape_xml(comparison_case_label(c) + " " + c.metric));
+    const std::string what = describe(c);
     if (c.fails_on_verdict) {
       const std::string body = c.failure_output.empty()
-                                   ? text
-                                   : text + "\nthe last lines of its stderr:\n" + c.failure_output;
-      out << fmt::format(
-          ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-          compare::to_string(c.verdict), escape_xml(text), escape_xml(body));
+                                   ? what
+                                   : what + "\nthe last lines of its stderr:\n" + c.failure_output;
+      fmt::format_to(to,
+                     ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                     compare::to_string(c.verdict), escape_xml(what), escape_xml(body));
     } else if (c.accepted) {
-      out << fmt::format(
+      fmt::format_to(
+          to,
           ">\n      <system-out>{}; accepted by note {} ({}): {}</system-out>\n    </testcase>\n",
-          escape_xml(text), escape_xml(c.accepted->note), escape_xml(c.accepted->author),
+          escape_xml(what), escape_xml(c.accepted->note), escape_xml(c.accepted->author),
           escape_xml(c.accepted->text));
     } else {
-      out << fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                         escape_xml(text));
+      fmt::format_to(to, ">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                     escape_xml(what));
     }
-  }
+  });
   if (!report.warnings.empty()) {
     out << "    <system-err>";
     for (const std::string& warning : report.warnings)

@@ -16,6 +16,7 @@
 #include "report/explain_render.hpp"
 #include "report/failure_render.hpp"
 #include "report/format.hpp"
+#include "report/rows_in_order.hpp"
 #include "report/text_fields.hpp"
 #include "report/text_table.hpp"
 
@@ -256,19 +257,20 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
   out << configuration_text(report);
   out << fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
   out << table.line(header);
-  for (std::size_t r = 0; r < report.cases.size(); ++r) {
+  // The lines and the notes are made on two threads, in blocks, and written in order.
+  write_rows_in_order(out, report.cases.size(), [&](std::size_t r, std::string& text) {
     const CaseComparison& c = report.cases[r];
+    std::array<std::string_view, 8> row;
+    for (std::size_t i = 0; i < row.size(); ++i) row[i] = rows.cell(r, i);
     const std::string_view verdict_colour = colour_of(c.verdict, c.accepted != nullptr);
     std::string coloured;
-    fill(r);
     if (colour && !verdict_colour.empty()) {
-      coloured = std::string(verdict_colour) + std::string(cells.back()) + "\x1b[0m";
-      cells.back() = coloured;
+      coloured = std::string(verdict_colour) + std::string(row.back()) + "\x1b[0m";
+      row.back() = coloured;
     }
-    out << table.line(cells);
-  }
-  bool any_remark = false;
-  for (const CaseComparison& c : report.cases) {
+    text += table.line(row);
+  });
+  const auto remark_of = [](const CaseComparison& c) {
     std::string remark = comparison_remark(c);
     if (const std::string note = medians_note(c); !note.empty())
       remark += (remark.empty() ? "" : "; ") + note;
@@ -277,12 +279,23 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
                                                            c.accepted->note, c.accepted->author,
                                                            c.accepted->text);
     }
-    if (remark.empty()) continue;
-    out << (any_remark ? "\n" : "\nnotes:\n")
-        << fmt::format("  {} {}: {}", comparison_case_label(c), c.metric, remark);
-    any_remark = true;
+    return remark;
+  };
+  const auto first_remark =
+      std::find_if(report.cases.begin(), report.cases.end(),
+                   [&](const CaseComparison& c) { return !remark_of(c).empty(); });
+  if (first_remark != report.cases.end()) {
+    out << "\nnotes:";
+    const auto first = static_cast<std::size_t>(first_remark - report.cases.begin());
+    write_rows_in_order(out, report.cases.size() - first, [&](std::size_t i, std::string& text) {
+      const CaseComparison& c = report.cases[first + i];
+      const std::string remark = remark_of(c);
+      if (remark.empty()) return;
+      fmt::format_to(std::back_inserter(text), "\n  {} {}: {}", comparison_case_label(c), c.metric,
+                     remark);
+    });
+    out << "\n";
   }
-  if (any_remark) out << "\n";
   out << failure_output_text(report);
   if (profiles != nullptr) write_regression_profiles_text(out, *profiles);
   if (!report.warnings.empty()) {

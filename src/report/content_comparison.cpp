@@ -13,6 +13,7 @@
 #include "report/content.hpp"
 #include "report/content_sections.hpp"
 #include "report/format.hpp"
+#include "report/rows_in_order.hpp"
 
 namespace benchledger::report::content {
 
@@ -385,17 +386,26 @@ std::vector<Block> comparison_table_blocks(
 void write_comparison_table_blocks(std::ostream& out, const compare::ComparisonReport& report) {
   const Params common = comparison_common_params(report);
   out << render_markdown_blocks({comparison_table_frame(report)});
-  // Each row is made, written and dropped: the rows of a million cases are never held at once.
-  for (const compare::CaseComparison& c : report.cases)
-    out << render_markdown_row(comparison_row(c, common));
+  // The rows are made in blocks on two threads and written in order (rows_in_order.hpp): the
+  // rows of a million cases are never held at once.
+  write_rows_in_order(out, report.cases.size(), [&](std::size_t i, std::string& text) {
+    text += render_markdown_row(comparison_row(report.cases[i], common));
+  });
   out << render_markdown_blocks(comparison_table_notes(report, common));
-  bool any_remark = false;
-  for (const compare::CaseComparison& c : report.cases) {
-    const Text item = remark_item(c, common);
-    if (item.empty()) continue;
-    out << (any_remark ? "- " : "\n- ") << render_markdown_text(item) << "\n";
-    any_remark = true;
-  }
+  // The list of remarks, after a blank line when it has any item.
+  const auto first_remark = std::find_if(
+      report.cases.begin(), report.cases.end(),
+      [&](const compare::CaseComparison& c) { return !remark_item(c, common).empty(); });
+  if (first_remark == report.cases.end()) return;
+  out << "\n";
+  const auto first = static_cast<std::size_t>(first_remark - report.cases.begin());
+  write_rows_in_order(out, report.cases.size() - first, [&](std::size_t i, std::string& text) {
+    const Text item = remark_item(report.cases[first + i], common);
+    if (item.empty()) return;
+    text += "- ";
+    text += render_markdown_text(item);
+    text += '\n';
+  });
 }
 
 }  // namespace benchledger::report
