@@ -6,8 +6,9 @@
 // reached in microseconds and always at the same call. A child started to run beside its caller
 // (start(), a server) is scripted apart (expect_start) and records how it was stopped. Every call
 // is recorded for the test to assert on; a call the script does not expect fails the test, naming
-// its argv, and is answered as a program that cannot be started. For one thread (not a gate's
-// duet). How to script it: docs/ARCHITECTURE.md, "Scripted children".
+// its argv, and is answered as a program that cannot be started. Two threads (a gate's duet) may
+// call it at once: the script, the calls and the clock are kept under a lock, and the clock moves
+// by both threads' answers. How to script it: docs/ARCHITECTURE.md, "Scripted children".
 #pragma once
 
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -143,9 +145,13 @@ class ScriptedExecutor : public process::Executor {
     return m_script.emplace_back(std::move(argv), std::move(answer), true);
   }
 
-  process::Exit run(const process::Spec& spec) override { return answer(spec, take(spec, false)); }
+  process::Exit run(const process::Spec& spec) override {
+    const std::lock_guard lock(m_mutex);
+    return answer(spec, take(spec, false));
+  }
 
   std::unique_ptr<process::Started> start(const process::Spec& spec) override {
+    const std::lock_guard lock(m_mutex);
     const Answer& scripted = take(spec, true);
     std::string dropped;  // what it writes to files (a server's log) is there from its start
     bool truncated = false;
@@ -156,8 +162,14 @@ class ScriptedExecutor : public process::Executor {
     return std::make_unique<StartedChild>(*this, m_calls.size() - 1, exits_at);
   }
 
-  std::int64_t now_ns() override { return m_now_ns; }
-  void pause(std::int64_t ns) override { m_now_ns += ns; }
+  std::int64_t now_ns() override {
+    const std::lock_guard lock(m_mutex);
+    return m_now_ns;
+  }
+  void pause(std::int64_t ns) override {
+    const std::lock_guard lock(m_mutex);
+    m_now_ns += ns;
+  }
 
   const std::vector<Call>& calls() const { return m_calls; }
   const std::vector<std::string>& unexpected() const { return m_unexpected; }
@@ -180,8 +192,9 @@ class ScriptedExecutor : public process::Executor {
     StartedChild(ScriptedExecutor& fake, std::size_t call, std::optional<std::int64_t> exits_at)
         : m_fake(fake), m_call(call), m_exits_at(exits_at) {}
     ~StartedChild() override { stop(SIGKILL, {}); }
-    bool has_exited() override { return m_exits_at && m_fake.m_now_ns >= *m_exits_at; }
+    bool has_exited() override { return m_exits_at && m_fake.now_ns() >= *m_exits_at; }
     void stop(int signal, std::chrono::milliseconds) noexcept override {
+      const std::lock_guard lock(m_fake.m_mutex);
       std::optional<int>& stopped_by = m_fake.m_calls[m_call].stopped_by;
       if (!stopped_by) stopped_by = signal;
     }
@@ -264,6 +277,7 @@ class ScriptedExecutor : public process::Executor {
     }
   }
 
+  std::mutex m_mutex;  // over the script, the calls and the clock
   std::vector<Expectation> m_script;
   std::vector<Call> m_calls;
   std::vector<std::string> m_unexpected;
