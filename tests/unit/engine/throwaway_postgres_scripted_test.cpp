@@ -49,13 +49,14 @@ class ScopedEnv {
   std::optional<std::string> m_old;
 };
 
-// A PG_BIN of empty executable `initdb` and `postgres` files (the lookup wants both), and a
-// TMPDIR that holds nothing but what the server makes.
+// A PG_BIN of empty executable `initdb` and `postgres` files (the lookup wants both), a TMPDIR
+// that holds nothing but what the server makes, and the scripted executor.
 struct Setting {
   test_support::ScratchDir scratch;
   std::filesystem::path bin = scratch / "bin";
   std::filesystem::path tmp = scratch / "tmp";
   std::optional<ScopedEnv> pg_bin, tmpdir;
+  ScriptedExecutor fake;
 
   Setting() {
     std::filesystem::create_directories(bin);
@@ -70,7 +71,12 @@ struct Setting {
 
   std::vector<std::string> initdb() const { return {(bin / "initdb").string(), "-D"}; }
   std::vector<std::string> postgres() const { return {(bin / "postgres").string(), "-D"}; }
-  bool tmp_is_empty() const { return std::filesystem::is_empty(tmp); }
+  // Every scripted call came, no other, and nothing is left in TMPDIR.
+  void check_all_ran_and_nothing_left() const {
+    CHECK(fake.unused().empty());
+    CHECK(fake.unexpected().empty());
+    CHECK(std::filesystem::is_empty(tmp));
+  }
 };
 
 // As root the server runs as `postgres`; without that user it cannot start at all, and the
@@ -95,7 +101,7 @@ struct Probe {
 TEST_CASE("a failing initdb names the step, carries its output's tail and leaves nothing") {
   if (!has_a_server_owner()) return;
   Setting setting;
-  ScriptedExecutor fake;
+  ScriptedExecutor& fake = setting.fake;
   std::string output;
   for (int line = 1; line <= 8; ++line) output += "initdb line " + std::to_string(line) + "\n";
   fake.expect(setting.initdb(), Answer().exits(1).prints(output)).and_more();
@@ -113,14 +119,13 @@ TEST_CASE("a failing initdb names the step, carries its output's tail and leaves
   }
   CHECK(probes == 0);
   CHECK(fake.calls().size() == 1);  // no server started
-  CHECK(fake.unused().empty());
-  CHECK(setting.tmp_is_empty());
+  setting.check_all_ran_and_nothing_left();
 }
 
 TEST_CASE("a server that never accepts connections is given up at the deadline, stopped, removed") {
   if (!has_a_server_owner()) return;
   Setting setting;
-  ScriptedExecutor fake;
+  ScriptedExecutor& fake = setting.fake;
   fake.expect(setting.initdb()).and_more();
   fake.expect_start(setting.postgres(), Answer().prints_to_stderr("server log: still starting\n"))
       .and_more();
@@ -136,14 +141,13 @@ TEST_CASE("a server that never accepts connections is given up at the deadline, 
   REQUIRE(fake.calls().size() == 2);
   CHECK(fake.calls()[1].started);
   CHECK(fake.calls()[1].stopped_by == SIGINT);  // fast shutdown, not a kill
-  CHECK(fake.unused().empty());
-  CHECK(setting.tmp_is_empty());
+  setting.check_all_ran_and_nothing_left();
 }
 
 TEST_CASE("a server ready after some probes serves its DSN, then is stopped and removed") {
   if (!has_a_server_owner()) return;
   Setting setting;
-  ScriptedExecutor fake;
+  ScriptedExecutor& fake = setting.fake;
   fake.expect(setting.initdb(), Answer().takes(2)).and_more();
   fake.expect_start(setting.postgres()).and_more();
   Probe probe{.ready_at = 4};
@@ -169,6 +173,5 @@ TEST_CASE("a server ready after some probes serves its DSN, then is stopped and 
   }
   CHECK(fake.calls()[1].stopped_by == SIGINT);
   CHECK_FALSE(std::filesystem::exists(data));
-  CHECK(setting.tmp_is_empty());
-  CHECK(fake.unused().empty());
+  setting.check_all_ran_and_nothing_left();
 }
