@@ -22,7 +22,8 @@ std::optional<std::filesystem::path> postgres_server_binaries();
 
 // What a throwaway server is started through: initdb is run and the server started by
 // `executor`, the wait for the server reads its clock and pauses through it between two probes;
-// `accepts_connections(dsn)` is one probe (libpq's PQping in the real seam).
+// `accepts_connections(dsn)` is one probe (libpq's PQping in the real seam). The executor must
+// outlive the server: the server is the executor's child until it is stopped.
 struct ServerSeam {
   process::Executor& executor;
   std::function<bool(const std::string& dsn)> accepts_connections;
