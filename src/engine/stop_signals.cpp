@@ -116,6 +116,10 @@ process::Exit run_passing_stops(const process::Spec& spec, bool beside_another) 
   return child.reap();
 }
 
+process::Exit StopPassingExecutor::run(const process::Spec& spec) {
+  return run_passing_stops(spec, m_beside_another);
+}
+
 Stopped::Stopped(int signal)
     : Error(fmt::format("stopped by signal {} (SIG{})", signal, ::sigabbrev_np(signal))),
       m_signal(signal) {}

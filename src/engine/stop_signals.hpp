@@ -9,6 +9,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "process/executor.hpp"
 #include "process/process.hpp"
 
 namespace benchledger::engine {
@@ -59,6 +60,17 @@ class StopTarget {
 // clean-up runs to its end. `beside_another`: the child runs beside another one (a gate's duet),
 // its target added (add_stop_target) rather than set. Throws what process::Child throws.
 process::Exit run_passing_stops(const process::Spec& spec, bool beside_another = false);
+
+// The real executor of steps that a stop signal must reach (initdb, a gate's steps): run() is
+// run_passing_stops(spec, beside_another); the clock, start() and pause() are SystemExecutor's.
+class StopPassingExecutor : public process::SystemExecutor {
+ public:
+  explicit StopPassingExecutor(bool beside_another = false) : m_beside_another(beside_another) {}
+  process::Exit run(const process::Spec& spec) override;
+
+ private:
+  bool m_beside_another;
+};
 
 // In a child forked under StopSignals that does not exec (an isolated native case): puts back
 // the handlers StopSignals replaced, so that a stop signal passed on to the child ends it as it

@@ -7,14 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,7 +26,8 @@ namespace benchledger::engine {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+constexpr std::int64_t k_ready_within_ns = 60'000'000'000;  // the wait for the server
+constexpr std::int64_t k_probe_every_ns = 50'000'000;
 
 constexpr const char* k_install_hint =
     "install the PostgreSQL server (Debian: apt-get install postgresql) or give a server with "
@@ -91,6 +89,11 @@ int free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
+// The real probe: the server answers (PQping), a connection attempt given 2 s at most.
+bool pq_accepts_connections(const std::string& dsn) {
+  return PQping((dsn + "?connect_timeout=2").c_str()) == PQPING_OK;
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> postgres_server_binaries() {
@@ -121,7 +124,14 @@ std::optional<std::filesystem::path> postgres_server_binaries() {
   return std::nullopt;
 }
 
-ThrowawayPostgres::ThrowawayPostgres() {
+ThrowawayPostgres::ThrowawayPostgres()
+    : ThrowawayPostgres([] {
+        static StopPassingExecutor executor;  // stateless
+        return ServerSeam{executor, pq_accepts_connections};
+      }()) {}
+
+ThrowawayPostgres::ThrowawayPostgres(const ServerSeam& seam) {
+  process::Executor& executor = seam.executor;
   const auto bin = postgres_server_binaries();
   if (!bin)
     throw Error("no PostgreSQL server binaries (initdb, postgres) found: " +
@@ -136,33 +146,32 @@ ThrowawayPostgres::ThrowawayPostgres() {
     const std::filesystem::path data = dir / "data";
     // A Ctrl-C during initdb ends initdb; the folder goes below, with the Stopped thrown.
     const process::Exit initdb =
-        run_passing_stops(server_step({(*bin / "initdb").string(), "-D", data.string(), "-U",
-                                       "postgres", "-A", "trust", "--no-sync"},
-                                      owner, dir / "initdb.log"));
+        executor.run(server_step({(*bin / "initdb").string(), "-D", data.string(), "-U", "postgres",
+                                  "-A", "trust", "--no-sync"},
+                                 owner, dir / "initdb.log"));
     throw_if_stopped();
     if (!initdb.ok())
       throw Error("initdb of a throwaway PostgreSQL failed: " + log_tail(dir / "initdb.log"));
 
     const int port = free_loopback_port();
-    m_server.emplace(server_step({(*bin / "postgres").string(), "-D", data.string(), "-h",
-                                  "127.0.0.1", "-p", std::to_string(port), "-k", dir.string()},
-                                 owner, dir / "server.log"));
+    m_server =
+        executor.start(server_step({(*bin / "postgres").string(), "-D", data.string(), "-h",
+                                    "127.0.0.1", "-p", std::to_string(port), "-k", dir.string()},
+                                   owner, dir / "server.log"));
     m_dsn = fmt::format("postgresql://postgres@127.0.0.1:{}/postgres", port);
-    const auto deadline = Clock::now() + std::chrono::seconds(60);
-    const std::string ping = m_dsn + "?connect_timeout=2";
-    while (PQping(ping.c_str()) != PQPING_OK) {
+    const std::int64_t deadline = executor.now_ns() + k_ready_within_ns;
+    while (!seam.accepts_connections(m_dsn)) {
       throw_if_stopped();  // the server is stopped and its folder removed below
       if (m_server->has_exited()) {
-        std::ignore = m_server->reap();
-        m_server.reset();
+        m_server.reset();  // reaped
         throw Error("a throwaway PostgreSQL exited while starting: " +
                     log_tail(dir / "server.log"));
       }
-      if (Clock::now() > deadline) {
+      if (executor.now_ns() > deadline) {
         throw Error("a throwaway PostgreSQL did not accept connections within 60 s: " +
                     log_tail(dir / "server.log"));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      executor.pause(k_probe_every_ns);
     }
   } catch (...) {
     stop();

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
-#include "process/process.hpp"
+#include "process/executor.hpp"
 #include "process/temp_dir.hpp"
 
 namespace benchledger::engine {
@@ -18,12 +20,24 @@ namespace benchledger::engine {
 // nullopt when none holds both.
 std::optional<std::filesystem::path> postgres_server_binaries();
 
+// What a throwaway server is started through: initdb is run and the server started by
+// `executor`, the wait for the server reads its clock and pauses through it between two probes;
+// `accepts_connections(dsn)` is one probe (libpq's PQping in the real seam). The executor must
+// outlive the server: the server is the executor's child until it is stopped.
+struct ServerSeam {
+  process::Executor& executor;
+  std::function<bool(const std::string& dsn)> accepts_connections;
+};
+
 class ThrowawayPostgres {
  public:
-  // Starts the server and waits until it accepts connections (at most a minute). Throws Error
-  // saying what to install or pass when the binaries are missing, and with the tail of
-  // initdb's or the server's log when either fails; nothing is left behind then.
+  // Starts the server and waits until it accepts connections (at most a minute on the
+  // executor's clock, probing every 50 ms). Throws Error saying what to install or pass when the
+  // binaries are missing, and with the tail of initdb's or the server's log when either fails;
+  // nothing is left behind then (the server stopped, its folder removed). The first through the
+  // real seam: initdb through engine::StopPassingExecutor, which passes a stop signal on to it.
   ThrowawayPostgres();
+  explicit ThrowawayPostgres(const ServerSeam& seam);
   // Fast shutdown (SIGINT), then the directory is removed. Never throws.
   ~ThrowawayPostgres();
   ThrowawayPostgres(const ThrowawayPostgres&) = delete;
@@ -36,7 +50,7 @@ class ThrowawayPostgres {
   void stop() noexcept;
 
   std::optional<process::TempDir> m_dir;
-  std::optional<process::Child> m_server;
+  std::unique_ptr<process::Started> m_server;
   std::string m_dsn;
 };
 

@@ -43,10 +43,6 @@ ProcessResult run_process(process::Executor& executor, const std::vector<std::st
   return result;
 }
 
-process::Exit StepExecutor::run(const process::Spec& spec) {
-  return engine::run_passing_stops(spec, true);
-}
-
 void append_to_log(const std::filesystem::path& log, const std::string& line) {
   std::ofstream out(log, std::ios::app);
   out << line << '\n';

@@ -35,9 +35,9 @@ ProcessResult run_process(process::Executor& executor, const std::vector<std::st
 
 // The real executor of a gate's steps: engine::run_passing_stops, the child's target added beside
 // another one's (a duet's two steps run at once), and the steady clock.
-class StepExecutor : public process::SystemExecutor {
+class StepExecutor : public engine::StopPassingExecutor {
  public:
-  process::Exit run(const process::Spec& spec) override;
+  StepExecutor() : StopPassingExecutor(true) {}
 };
 
 // Appends a line to the log (a heading before each step's output). Throws Error on failure.

@@ -9,6 +9,7 @@
 
 #include "import/import.hpp"
 #include "import/json_input.hpp"
+#include "model/lines.hpp"
 
 namespace benchledger::import {
 
@@ -20,11 +21,8 @@ namespace {
 bool has_go_test_line(std::string_view text) {
   const auto blank = [](char c) { return c == ' ' || c == '\t'; };
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(at, end - at);
-    at = end + 1;
+  for (const model::TextLine& text_line : model::Lines(text)) {
+    const std::string_view line = text_line.text;
     if (line.starts_with("goos: ")) return true;
     if (!line.starts_with("Benchmark")) continue;
     std::size_t i = 0;
@@ -172,9 +170,7 @@ std::string detect_format(std::string_view text, const std::string& origin) {
       if (auto format = json_format(document)) return *format;
     } else {
       // Not one document: `go test -json` writes one event object a line.
-      const std::size_t end = text.find('\n', first);
-      const json event = shallow_json(
-          text.substr(first, end == std::string_view::npos ? std::string_view::npos : end - first));
+      const json event = shallow_json(model::Lines(text).begin()->text);  // the first line
       if (event.is_object() && event.contains("Action")) return "go-test";
       if (auto format = criterion_or_jmh(event)) return *format;
       if (ends_inside_json(text))

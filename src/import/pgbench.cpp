@@ -9,13 +9,14 @@
 #include <map>
 #include <optional>
 #include <regex>
-#include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include <benchledger/error.hpp>
 
 #include "import/json_input.hpp"
+#include "model/lines.hpp"
 #include "model/user_file.hpp"
 #include "stats/order_statistics.hpp"
 
@@ -256,36 +257,35 @@ struct PgbenchFiles {
   std::string part_of_a_line() const { return cut_mid_line ? " and part of a line" : ""; }
 };
 
-// Reads one file into the run: a -l log when its first line is one, else pgbench's output.
+// Reads one file into the run: a -l log when its first line is one, else pgbench's output. Its
+// lines are model::Lines': CRLF, blank lines skipped (numbers counting them), and a last line
+// without its newline, which in a log is read like any other.
 void read_pgbench_file(const PgbenchFile& file, PgbenchFiles& read) {
   detail::require_utf8(file.text, file.origin);
-  // A last line without its newline is one pgbench was still writing (`tps = 255.27` of
-  // `tps = 255.278719`): an output's is left out and the output is cut short.
-  const std::size_t complete_end = file.text.rfind('\n') + 1;  // 0 when there is no newline
-  std::istringstream in(file.text);
-  std::size_t number = 0;
+  bool first = true;
   bool in_statements = false;
   bool is_log = false;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    const LineError where(file.origin, number);
-    if (number == 1 && read_log_line(trim(line), where, read.run)) {
+  for (const model::TextLine& line : model::Lines(file.text)) {
+    const LineError where(file.origin, static_cast<std::size_t>(line.number));
+    const std::string text(line.text);
+    if (std::exchange(first, false) && read_log_line(trim(text), where, read.run)) {
       is_log = true;
       continue;
     }
     if (is_log) {
-      if (trim(line).empty()) continue;
-      if (!read_log_line(trim(line), where, read.run))
-        where.fail("not a line of pgbench's -l log: \"" + trim(line) + "\"");
+      if (!read_log_line(trim(text), where, read.run))
+        where.fail("not a line of pgbench's -l log: \"" + trim(text) + "\"");
       continue;
     }
-    if (in.eof() && complete_end < file.text.size()) {  // getline met the end, not a newline
+    // An output's last line without its newline is one pgbench was still writing (`tps = 255.27`
+    // of `tps = 255.278719`): it is left out and the output is cut short.
+    if (!line.terminated) {
       read.cut_mid_line = true;
       break;
     }
-    read_output_line(line, where, in_statements, read.run);
+    read_output_line(text, where, in_statements, read.run);
   }
-  if (!is_log && number > 0) read.output_origin = file.origin;
+  if (!is_log && !first) read.output_origin = file.origin;
 }
 
 // Throws when the run has neither summary nor progress lines, and, as `partial` says, when its

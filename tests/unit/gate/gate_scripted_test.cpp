@@ -173,6 +173,28 @@ TEST_CASE("a case the planned rounds leave undecided gets more pairs until a loo
   CHECK(scripted.fake.unused().empty());  // the worktrees were removed too
 }
 
+TEST_CASE("a duet runs each pair's two rounds at once, from two threads, and decides the same") {
+  // The gate's duet threads on the scripted executor (under the tsan preset: ThreadSanitizer
+  // watches what the two sides share). Each side's rounds are scripted in its own worktree.
+  ScriptedGate scripted;
+  scripted.settings.order = gate::Order::duet;
+  planned(scripted);
+  scripted.rounds("slow", "base", std::vector<double>(5, 100));
+  scripted.rounds("slow", "head", std::vector<double>(5, 120));
+  {
+    const gate::GateMeasurement measured = gate::measure_revisions(scripted.settings);
+    CHECK(measured.order == gate::Order::duet);
+    CHECK(scripted.looks == std::vector<std::set<std::string>>{{k_slow}, {}});
+    CHECK(measured.rounds == 15);
+    CHECK(measured.pairs.at(k_slow).at("wall").current.size() == 15);
+    CHECK(measured.pairs.at(case_key("fast", {})).at("wall").current.size() == 10);
+    CHECK(measured.seconds == 50);  // the fake clock moves by both sides' rounds
+  }
+  CHECK(scripted.round_calls().size() == 50);
+  CHECK(scripted.fake.unexpected().empty());
+  CHECK(scripted.fake.unused().empty());
+}
+
 TEST_CASE("the extra pairs measure only the entries of the undecided cases") {
   ScriptedGate scripted;
   planned(scripted);

@@ -13,6 +13,7 @@
 #include <benchledger/record.hpp>
 
 #include "import/import.hpp"
+#include "import/pgbench.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
 using namespace benchledger;
@@ -26,6 +27,10 @@ namespace {
 
 std::filesystem::path fixture(const string& relative) {
   return std::filesystem::path(BENCHLEDGER_IMPORT_FIXTURES) / relative;
+}
+
+std::filesystem::path pgbench_fixture(const string& name) {
+  return std::filesystem::path(BENCHLEDGER_PGBENCH_FIXTURES) / name;
 }
 
 vector<string> lines_of(const string& text) {
@@ -103,6 +108,7 @@ TEST_CASE("go test's text output: CRLF, blank lines and no final newline read as
   check_reader(
       lines, [](const string& t) { return import::read_go_test(t, "go.txt"); }, 5,
       "BenchmarkSum/size=8-2  5000  fast ns/op", "go.txt");
+  CHECK(import::detect_format(reshaped(lines), "go.txt") == "go-test");
 }
 
 TEST_CASE("go test -json's events: CRLF, blank lines and no final newline read as written") {
@@ -110,6 +116,7 @@ TEST_CASE("go test -json's events: CRLF, blank lines and no final newline read a
   check_reader(
       lines, [](const string& t) { return import::read_go_test(t, "go.json"); }, 3,
       "{\"Action\": ", "go.json");
+  CHECK(import::detect_format(reshaped(lines), "go.json") == "go-test");
 }
 
 TEST_CASE("a mapped NDJSON log: CRLF, blank lines and no final newline read as written") {
@@ -126,4 +133,38 @@ TEST_CASE("a mapped NDJSON log: CRLF, blank lines and no final newline read as w
                                           "bench=.name,value=.ms,unit=ms,params=.size");
       },
       2, R"({"name": "sum"})", "log.ndjson");
+}
+
+TEST_CASE("pgbench's output and -l log: CRLF, blank lines and a log's last line read as written") {
+  const auto output = lines_of(read_file(pgbench_fixture("tpcb_output.txt")));
+  const auto log = lines_of(read_file(pgbench_fixture("pgbench_log.8595")));
+  const auto read = [](const string& out, const string& log_text) {
+    return import::read_pgbench({{out, "out.txt"}, {log_text, "log.8595"}});
+  };
+  const ImportedResults as_written = read(joined(output), joined(log));
+  REQUIRE(as_written.results.size() > 1);  // the run and its statements, whose lines start blank
+  // The output keeps its last '\n': a last line without one is a line pgbench was still writing.
+  CHECK(comparable(read(reshaped(output) + "\r\n", reshaped(log))) == comparable(as_written));
+
+  vector<string> damaged = output;
+  damaged[4] = "not a line of pgbench";
+  CHECK_THROWS_WITH(read(joined(damaged), joined(log)), Contains("out.txt: line 5:"));
+  CHECK_THROWS_WITH(read(reshaped(damaged) + "\r\n", reshaped(log)), Contains("out.txt: line 7:"));
+  damaged = log;
+  damaged[3] = "0 x";
+  CHECK_THROWS_WITH(read(joined(output), joined(damaged)), Contains("log.8595: line 4:"));
+  CHECK_THROWS_WITH(read(joined(output), reshaped(damaged)), Contains("log.8595: line 6:"));
+}
+
+TEST_CASE("pgbench's output ending in part of a line is cut short there, with CRLF as with LF") {
+  const auto output = lines_of(read_file(pgbench_fixture("tpcb_output.txt")));
+  const auto read = [](const string& out) {
+    return import::read_pgbench({{out, "out.txt"}}, import::Partial::keep_complete);
+  };
+  string lf = joined(output);
+  lf.pop_back();
+  const ImportedResults cut = read(lf);
+  // The last statement, END, is the part of a line left out.
+  CHECK(cut.results.size() == read(joined(output)).results.size() - 1);
+  CHECK(comparable(read(reshaped(output))) == comparable(cut));
 }
