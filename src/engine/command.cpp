@@ -6,7 +6,7 @@
 // is copied and the spawn costs tens of microseconds instead of the 0.3–1.5 ms a fork of
 // this process costs, time that would be counted in every run's wall time. From the helper
 // rather than from here: Linux credits a process at exec with the peak of the memory map it
-// leaves (fs/exec.c, setmax_mm_hiwater_rss), which for a vfork child is its parent's, and
+// leaves (the kernel's setmax_mm_hiwater_rss at exec), which for a vfork child is its parent's, and
 // the helper's is about 1 MiB where benchledger's is 10+ MiB (docs/engine.md).
 #include "engine/command.hpp"
 

@@ -1,8 +1,8 @@
 // benchledger-spawn: the small process that starts and times command mode's runs.
 //
 // Linux credits a process at exec with the peak resident set of the memory map it leaves
-// (fs/exec.c, setmax_mm_hiwater_rss): a command spawned straight from benchledger (vfork) would
-// report benchledger's own 10+ MiB as its max RSS, one forked from it (fork) the pages the
+// (the kernel's setmax_mm_hiwater_rss at exec): a command spawned straight from benchledger (vfork)
+// would report benchledger's own 10+ MiB as its max RSS, one forked from it (fork) the pages the
 // fork copied, and the fork itself would add 0.3–1.5 ms to every wall time. Spawning from this
 // helper, which uses nothing but libc and stays near 1 MiB, gives each run its own max RSS and
 // a vfork-fast start.
