@@ -44,11 +44,13 @@ FileEnvironment google_benchmark_environment(const json& context) {
       if (*level == 3 && *type != "Instruction") env.cpu.cache_bytes.l3 = size;
     }
   }
+  // The 1-, 5- and 15-minute averages, as the schema holds them; any other shape is left out,
+  // as a cache entry without its level is, rather than recorded as what append() refuses.
   if (const auto load = context.find("load_avg"); load != context.end() && load->is_array()) {
     std::vector<double> values;
     for (const json& v : *load)
       if (v.is_number()) values.push_back(v.get<double>());
-    if (values.size() == load->size() && !values.empty()) env.load_avg = values;
+    if (values.size() == 3 && load->size() == 3) env.load_avg = values;
   }
   file.measured_at = optional_text(context, "date");
   file.tool_version = optional_text(context, "library_version");
