@@ -245,23 +245,21 @@ void write_comparison_table(std::ostream& out, const ComparisonReport& report, b
   std::vector<Align> align(header.size(), Align::left);
   for (std::size_t i = 2; i <= 6; ++i) align[i] = Align::right;
   TextTable table(align);
-  std::array<std::string_view, 8> cells;  // a row's, views of `rows`
-  const auto fill = [&](std::size_t r) {
-    for (std::size_t i = 0; i < cells.size(); ++i) cells[i] = rows.cell(r, i);
+  // A row's cells, views of `rows` (a value of its own: the lines are made on two threads).
+  const auto cells = [&](std::size_t r) {
+    std::array<std::string_view, 8> row;
+    for (std::size_t i = 0; i < row.size(); ++i) row[i] = rows.cell(r, i);
+    return row;
   };
   table.fit(header);
-  for (std::size_t r = 0; r < report.cases.size(); ++r) {
-    fill(r);
-    table.fit(cells);
-  }
+  for (std::size_t r = 0; r < report.cases.size(); ++r) table.fit(cells(r));
   out << configuration_text(report);
   out << fmt::format("base:    {}\ncurrent: {}\n\n", base_text(report), run_text(report.current));
   out << table.line(header);
   // The lines and the notes are made on two threads, in blocks, and written in order.
   write_rows_in_order(out, report.cases.size(), [&](std::size_t r, std::string& text) {
     const CaseComparison& c = report.cases[r];
-    std::array<std::string_view, 8> row;
-    for (std::size_t i = 0; i < row.size(); ++i) row[i] = rows.cell(r, i);
+    std::array<std::string_view, 8> row = cells(r);
     const std::string_view verdict_colour = colour_of(c.verdict, c.accepted != nullptr);
     std::string coloured;
     if (colour && !verdict_colour.empty()) {
