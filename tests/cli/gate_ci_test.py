@@ -145,9 +145,11 @@ func main() {
         "rounds": 1, "metric": "cpu"}}, indent=2) + "\n",
 }
 
-# A Python project: two benchmarks of one script; the head adds a third. Three runs a side cannot
-# decide the two it keeps, so the gate is undecided and passes.
-PY_BENCH = """import json, sys
+# A Python project: two benchmarks of one script; the head adds a third. Every run also burns a
+# random 0-100 ms of CPU, so three runs a side can decide neither case it keeps: Mann-Whitney's
+# smallest p at 3 against 3 is 0.1, and the spread keeps the interval wider than +-5% even on a
+# quiet machine. The gate is undecided and passes.
+PY_BENCH = """import json, random, sys, time
 
 DOC = json.dumps([{"id": i, "tags": ["a", "b"], "score": i / 7} for i in range(2000)])
 
@@ -161,6 +163,9 @@ def render():
 
 
 {"parse": parse, "render": render}[sys.argv[1]]()
+noise = time.process_time() + random.uniform(0, 0.1)
+while time.process_time() < noise:
+    pass
 """
 PY_RUNS = ["--name parse --runs 3 --warmup 0 -- python3 bench.py parse",
            "--name render --runs 3 --warmup 0 -- python3 bench.py render"]
