@@ -128,6 +128,32 @@ TEST_CASE("env.runtimes.java follows benchledger, and is written only when known
         "field \"env.runtimes.java\": expected a string");
 }
 
+// Why the nlohmann path stays beside simdjson's: the fast path declines every line it cannot
+// read exactly, and what it declines is either a record of a later minor version, whose unknown
+// fields only the full path keeps, or bad input, which only the full path words by field.
+TEST_CASE("the full path is needed: it keeps what the fast path declines, or names what is wrong") {
+  NoteRecord later = sample_note();
+  later.header.extra = {{"added_later", nlohmann::json{{"x", 1}}}};
+  const std::string kept = serialize(later);
+  CHECK_FALSE(model::parse_record_fast(kept).has_value());
+  CHECK(parse_record(kept) == Record(later));
+  CHECK(serialize(parse_record(kept)) == kept);
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {without_field(sample_run(), "/env/cpu/governor"), "field \"env.cpu.governor\": missing"},
+      {with_field(sample_result(), "/ops", 1.5), "field \"ops\": expected an integer"},
+      {with_field(sample_note(), "/id", "not-a-ulid"), "field \"id\": expected a ULID"},
+      {with_field(sample_result(), "/primary", "memory"), "field \"primary\": names no metric"},
+      {with_field(sample_run(), "/schema", "benchledger/2"), "field \"schema\""},
+      {serialize(sample_note()).substr(0, 40), "malformed JSON"},
+  };
+  for (const auto& [line, says] : refused) {
+    INFO(line);
+    CHECK_FALSE(model::parse_record_fast(line).has_value());
+    CHECK_THAT(refusal(line), Catch::Contains(says));
+  }
+}
+
 TEST_CASE("a missing field is refused by name") {
   CHECK(refusal(without_field(sample_run(), "/project")) == "field \"project\": missing");
   CHECK(refusal(without_field(sample_run(), "/env/cpu/governor")) ==
