@@ -9,11 +9,23 @@
 # calls it. tests/arch/check_layers.py checks that each list is the table's "may use" cell.
 option(BENCHLEDGER_LINK_CHECK "Link each src/ folder alone against the folders it names" OFF)
 
-# benchledger_folder(NAME [USES folder...] [LIBRARIES target...] SOURCES file...)
+# benchledger_optimize_for_size(TARGET...): -Os instead of -O3 in Release, for the folders no
+# measured path runs through (reading a harness's file, starting processes, the command line,
+# the gate's orchestration): at -O3 they were two fifths of a clean Release build, and -Os compiles
+# them in about two thirds of the time (docs/design.md, "Build time"). The folders that
+# compare, history, the ledger and the measurements run through stay at -O3.
+function(benchledger_optimize_for_size)
+  foreach(target ${ARGN})
+    target_compile_options(${target} PRIVATE $<$<CONFIG:Release>:-Os>)
+  endforeach()
+endfunction()
+
+# benchledger_folder(NAME [SIZE] [USES folder...] [LIBRARIES target...] SOURCES file...)
 # Makes benchledger_NAME from the folder's SOURCES; LIBRARIES are the third-party targets its
-# files include or call beside the library's public ones (nlohmann/json, threads).
+# files include or call beside the library's public ones (nlohmann/json, threads). SIZE: the
+# folder is compiled for size in Release (benchledger_optimize_for_size).
 function(benchledger_folder name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "USES;LIBRARIES;SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SIZE" "" "USES;LIBRARIES;SOURCES")
   set(target benchledger_${name})
   add_library(${target} OBJECT ${arg_SOURCES})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/include
@@ -22,6 +34,9 @@ function(benchledger_folder name)
                                           Threads::Threads ${arg_LIBRARIES})
   target_sources(benchledger PRIVATE $<TARGET_OBJECTS:${target}>)
   set_property(TARGET ${target} PROPERTY BENCHLEDGER_USES ${arg_USES})
+  if(arg_SIZE)
+    benchledger_optimize_for_size(${target})
+  endif()
   if(BENCHLEDGER_UNITY_BUILD)
     # 16: each batch reads the heavy headers (nlohmann/json, fmt) once.
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)

@@ -52,10 +52,6 @@ void print_warnings(const ledger::Store& store) {
   }
 }
 
-std::string text(const std::optional<std::string>& value) {
-  return value ? *value : "-";
-}
-
 void print_table(const std::vector<std::vector<std::string>>& rows) {
   std::cout << report::TextTable().render(rows);
 }
@@ -157,8 +153,9 @@ int run_log(const LedgerOptions& options) {
       {"ID", "TIME", "LABEL", "COMMIT", "HOST", "RESULTS"}};
   for (const auto& listing : runs) {
     const RunRecord& run = listing.run;
-    rows.push_back({run.header.id, run.header.time, text(run.label), report::format_commit(run.git),
-                    text(run.env.host), std::to_string(listing.results)});
+    rows.push_back({run.header.id, run.header.time, run.label.value_or("-"),
+                    report::format_commit(run.git), run.env.host.value_or("-"),
+                    std::to_string(listing.results)});
   }
   print_table(rows);
   return 0;
@@ -216,10 +213,10 @@ int run_show(const LedgerOptions& options) {
   if (run->git.dirty && !*run->git.dirty) git += " clean";
   print_table({{"run", run->header.id},
                {"time", run->header.time},
-               {"label", text(run->label)},
+               {"label", run->label.value_or("-")},
                {"project", run->project},
                {"git", git},
-               {"host", text(run->env.host)},
+               {"host", run->env.host.value_or("-")},
                {"fingerprint", run->env.fingerprint},
                {"source", run->source},
                // Redacted again: a run recorded before credentials were kept out may hold one.
@@ -242,7 +239,7 @@ int run_show(const LedgerOptions& options) {
     if (!about[i]) continue;
     const NoteRecord& note = notes[i];
     rows.push_back({note.header.id, std::string(to_string(note.kind)), note.target,
-                    text(note.bench), note.author, note.text});
+                    note.bench.value_or("-"), note.author, note.text});
   }
   if (rows.size() > 1) {
     std::cout << '\n';

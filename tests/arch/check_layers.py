@@ -32,7 +32,7 @@ NOT_LIBRARY = ("src/cli/", "src/suites/")
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*["<]([A-Za-z_]+)/')
 CMAKE_SOURCE = re.compile(r"[^\s()\"]+\.(?:cpp|cc|c)\b")
-FOLDER_TARGET = re.compile(r"benchledger_folder\(\s*([a-z_]+)(?:\s+USES\s+([a-z_\s]+?))?\s*(?=LIBRARIES|SOURCES|\))")
+FOLDER_TARGET = re.compile(r"benchledger_folder\(\s*([a-z_]+)(?:\s+SIZE)?(?:\s+USES\s+([a-z_\s]+?))?\s*(?=LIBRARIES|SOURCES|\))")
 
 
 def read_architecture(page):
