@@ -58,3 +58,8 @@ benchledger_add_test(explain_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/explain_
 target_compile_definitions(explain_cli_test PRIVATE
                            EXPLAIN_FIXTURE="$<TARGET_FILE:explain_fixture>")
 add_dependencies(explain_cli_test explain_fixture)
+# The same for a Go program, built by the test; Go's build cache is kept in the build tree.
+add_test(NAME explain_go_cli_test
+         COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/explain_go_test.py
+                 $<TARGET_FILE:benchledger_cli> ${PROJECT_BINARY_DIR}/go-cache)
+set_tests_properties(explain_go_cli_test PROPERTIES LABELS cli)
