@@ -8,8 +8,14 @@
 
 namespace {
 
-// noinline: each stays a function of its own in the profile at -O2.
+// noinline: each stays a function of its own in the profile at -O2. The build with
+// EXPLAIN_FIXTURE_INLINED is the same program with base_work inlined into main: a head that
+// inlines differently.
+#ifdef EXPLAIN_FIXTURE_INLINED
+[[gnu::always_inline]] inline std::uint64_t base_work(std::uint64_t seed) {
+#else
 [[gnu::noinline]] std::uint64_t base_work(std::uint64_t seed) {
+#endif
   for (int i = 0; i < 200000; ++i) seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
   return seed;
 }

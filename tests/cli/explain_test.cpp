@@ -4,6 +4,7 @@
 // compare's Markdown, JSON and table do for a regressed case.
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -18,13 +19,14 @@ using nlohmann::json;
 namespace {
 
 // `run --measure instructions:valgrind` of the fixture through the shell (so that the count
-// covers two processes: sh, and the fixture it starts), as case `fixture`.
-void run_side(const std::filesystem::path& ledger, const std::string& side) {
+// covers two processes: sh, and the fixture it starts), as case `fixture`, labelled `label`.
+void run_side(const std::filesystem::path& ledger, const std::string& side,
+              const std::string& fixture = EXPLAIN_FIXTURE, const std::string& label = "") {
   // `; :` keeps the shell from replacing itself with the fixture: it forks a child.
-  const std::string command = "EXPLAIN_SIDE=" + side + " " + EXPLAIN_FIXTURE + " >/dev/null; :";
-  const auto r =
-      run_cli({"run", "--ledger", ledger.string(), "--label", side, "--measure",
-               "instructions:valgrind", "--name", "fixture", "--quiet", "--shell", "--", command});
+  const std::string command = "EXPLAIN_SIDE=" + side + " " + fixture + " >/dev/null; :";
+  const auto r = run_cli({"run", "--ledger", ledger.string(), "--label",
+                          label.empty() ? side : label, "--measure", "instructions:valgrind",
+                          "--name", "fixture", "--quiet", "--shell", "--", command});
   INFO(r.err);
   REQUIRE(r.status == 0);
 }
@@ -136,4 +138,38 @@ TEST_CASE(
       run_cli({"explain", "base", "head", "nothing*", "--ledger", ledger.string()});
   CHECK(unknown.status == 2);
   CHECK_THAT(unknown.err, Catch::Contains("case nothing*: matches no case"));
+}
+
+TEST_CASE("a head that inlines a function differently shows it removed and its caller grown") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  run_side(ledger, "base");
+  run_side(ledger, "base", EXPLAIN_FIXTURE_INLINED, "inlined");
+
+  const auto r =
+      run_cli({"explain", "base", "inlined", "--ledger", ledger.string(), "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json explained = json::parse(r.out);
+  REQUIRE(explained["cases"].size() == 1);
+  const json& functions = explained["cases"][0]["functions"];
+  const auto find = [&](const std::string& name) {
+    for (const json& f : functions) {
+      if (f["name"] == name) return f;
+    }
+    FAIL("no function " << name << " in " << functions.dump());
+    return json();
+  };
+  // The same work, moved from base_work into main: base_work is reported removed, not paired with
+  // main, and main grows by about what base_work cost (the call and its frame are gone).
+  const json base_work = find("(anonymous namespace)::base_work(unsigned long)");
+  CHECK(base_work["head"].is_null());
+  const double moved = base_work["base"].get<double>();
+  CHECK(base_work["change"].get<double>() == -moved);
+  const json caller = find("main");
+  CHECK(caller["change"].get<double>() > 0.9 * moved);
+  CHECK(caller["change"].get<double>() < 1.1 * moved);
+  // The two largest changes are these two.
+  const std::set<std::string> top = {functions.at(0)["name"], functions.at(1)["name"]};
+  CHECK(top == std::set<std::string>{"main", "(anonymous namespace)::base_work(unsigned long)"});
 }

@@ -50,14 +50,20 @@ target_compile_definitions(run_instructions_cli_test PRIVATE
                            RUN_INSTRUCTIONS_FIXTURE="$<TARGET_FILE:run_instructions_fixture>")
 add_dependencies(run_instructions_cli_test run_instructions_fixture)
 
-# Profiles kept beside the counts and `benchledger explain`, under the real Valgrind.
+# Profiles kept beside the counts and `benchledger explain`, under the real Valgrind. The fixture
+# twice: as written, and with base_work inlined into main (a head that inlines differently).
 add_executable(explain_fixture ${CMAKE_CURRENT_LIST_DIR}/explain_fixture.cpp)
-target_compile_options(explain_fixture PRIVATE -g)
-target_link_libraries(explain_fixture PRIVATE benchledger_settings)
+add_executable(explain_fixture_inlined ${CMAKE_CURRENT_LIST_DIR}/explain_fixture.cpp)
+target_compile_definitions(explain_fixture_inlined PRIVATE EXPLAIN_FIXTURE_INLINED)
+foreach(fixture explain_fixture explain_fixture_inlined)
+  target_compile_options(${fixture} PRIVATE -g)
+  target_link_libraries(${fixture} PRIVATE benchledger_settings)
+endforeach()
 benchledger_add_test(explain_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/explain_test.cpp LABELS cli)
-target_compile_definitions(explain_cli_test PRIVATE
-                           EXPLAIN_FIXTURE="$<TARGET_FILE:explain_fixture>")
-add_dependencies(explain_cli_test explain_fixture)
+target_compile_definitions(
+  explain_cli_test PRIVATE EXPLAIN_FIXTURE="$<TARGET_FILE:explain_fixture>"
+                           EXPLAIN_FIXTURE_INLINED="$<TARGET_FILE:explain_fixture_inlined>")
+add_dependencies(explain_cli_test explain_fixture explain_fixture_inlined)
 # The same for a Go program, built by the test; Go's build cache is kept in the build tree.
 add_test(NAME explain_go_cli_test
          COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/explain_go_test.py
