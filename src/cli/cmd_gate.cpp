@@ -26,7 +26,7 @@
 #include "cli/subcommand.hpp"
 #include "compare/comparison.hpp"
 #include "gate/gate.hpp"
-#include "gate/process.hpp"
+#include "gate/steps.hpp"
 #include "gate/worktree.hpp"
 #include "model/redact.hpp"
 #include "report/compare_render.hpp"

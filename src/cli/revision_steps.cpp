@@ -12,7 +12,7 @@
 #include "cli/compare_flags.hpp"
 #include "cli/run_frontend.hpp"
 #include "cli/run_steps.hpp"
-#include "gate/process.hpp"
+#include "gate/steps.hpp"
 #include "gate/worktree.hpp"
 #include "ledger/ledger_file.hpp"
 #include "process/temp_dir.hpp"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
-#include "gate/process.hpp"
+#include "gate/steps.hpp"
 #include "gate/worktree.hpp"
 
 namespace benchledger::gate {

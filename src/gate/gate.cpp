@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
-#include "gate/process.hpp"
 #include "gate/run_entries.hpp"
+#include "gate/steps.hpp"
 #include "gate/worktree.hpp"
 #include "model/config_text.hpp"
 #include "model/failure.hpp"

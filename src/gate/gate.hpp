@@ -2,8 +2,8 @@
 // of the user's repository checked out in temporary worktrees, built and measured as BASE_REV's
 // `gate` section says (HEAD_REV's when BASE_REV has none; "Whose configuration judges"), with
 // the `gate.run` entries only HEAD_REV's section has measuring the head alone, in pairs of rounds
-// (each pair in random order, or both at once in a duet), more pairs for the cases still undecided while a budget
-// lasts, each side pooled into one run.
+// (each pair in random order, or both at once in a duet), more pairs for the cases still undecided
+// while a budget lasts, each side pooled into one run.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +65,7 @@ struct GateSettings {
   // how messages name the file (`benchledger.json at HEAD`). May be empty.
   std::function<void(const Config& config, const std::string& origin)> check_config;
   // What starts every step (git, the builds, the rounds) and tells the time the budget is spent
-  // against; must outlive the gate. Null: the real one, StepExecutor (gate/process.hpp).
+  // against; must outlive the gate. Null: the real one, StepExecutor (gate/steps.hpp).
   process::Executor* executor = nullptr;
 };
 

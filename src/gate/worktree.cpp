@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
 
-#include "gate/process.hpp"
+#include "gate/steps.hpp"
 
 namespace benchledger::gate {
 namespace {

@@ -1,6 +1,6 @@
 // The user's git repository as the gate sees it: revisions resolved to commits, each checked
 // out in a temporary worktree that is removed again (git's own bookkeeping included). Every git
-// command runs through the executor it is given (gate/process.hpp's run_process).
+// command runs through the executor it is given (gate/steps.hpp's run_process).
 #pragma once
 
 #include <filesystem>

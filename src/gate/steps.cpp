@@ -1,4 +1,4 @@
-#include "gate/process.hpp"
+#include "gate/steps.hpp"
 
 #include <algorithm>
 #include <fstream>
