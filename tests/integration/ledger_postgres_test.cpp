@@ -227,12 +227,19 @@ TEST_CASE("a PostgreSQL ledger changed with its triggers switched off fails veri
     CHECK_THAT(verify.err,
                Catch::Contains("record 1") && Catch::Contains("indexed columns disagree"));
   }
-  SECTION("the last batch deleted: only a saved head sees it") {
+  SECTION("the last batch deleted: its points, or else only a saved head, see it") {
     const ProcessResult saved = run_ledger({"verify", "--ledger", uri});
     const std::string head = saved.out.substr(saved.out.rfind("head ") + 5, 64);
     REQUIRE(psql(uri,
                  "ALTER TABLE benchledger_records DISABLE TRIGGER USER; "
                  "DELETE FROM benchledger_records WHERE seq > 4")
+                .exit_code == 0);
+    const ProcessResult left = run_ledger({"verify", "--ledger", uri});
+    CHECK(left.exit_code == 1);
+    CHECK_THAT(left.err, Catch::Contains("the table of points holds a point"));
+    REQUIRE(psql(uri,
+                 "ALTER TABLE benchledger_points DISABLE TRIGGER USER; "
+                 "DELETE FROM benchledger_points WHERE seq > 4")
                 .exit_code == 0);
     CHECK(run_ledger({"verify", "--ledger", uri}).exit_code == 0);
     CHECK(run_ledger({"verify", "--ledger", uri, "--head", head}).exit_code == 1);
