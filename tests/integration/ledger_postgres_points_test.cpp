@@ -42,13 +42,6 @@ std::int64_t count_points(const std::string& uri) {
   return std::stoll(query(uri, "SELECT count(*) FROM benchledger_points").at(0));
 }
 
-bool served_from_points(const ledger::Store& store) {
-  bool served = false;
-  const bool kept =
-      ledger::scan_points(store, {}, std::nullopt, [&](ledger::StoredPoint&&) { served = true; });
-  return kept && served;
-}
-
 }  // namespace
 
 TEST_CASE("the PostgreSQL points tests have a server to run against") {
@@ -67,14 +60,7 @@ TEST_CASE("history read from PostgreSQL's points is what the records give") {
   }
   CHECK(count_points(uri) == 6 * 3 * 3);
   CHECK(served_from_points(*postgres));
-  for (auto options : queries()) {
-    const auto reference = comparable(ledger::collect_series(*ndjson, options));
-    INFO(fmt::format("{}", fmt::join(reference, "\n")));
-    CHECK_FALSE(reference.empty());
-    CHECK(comparable(ledger::collect_series(*postgres, options)) == reference);
-    options.samples = true;  // the records, as detect reads them
-    CHECK(comparable(ledger::collect_series(*postgres, options)) == reference);
-  }
+  check_history_as(*ndjson, *postgres);
   CHECK(postgres->verify(std::nullopt).ok);
 }
 
@@ -132,10 +118,7 @@ TEST_CASE("a PostgreSQL ledger from before the points is read from its records, 
   ndjson->append(all.back());
   CHECK(count_points(uri) == 6 * 3 * 3);
   CHECK(served_from_points(*store));
-  for (const auto& options : queries()) {
-    CHECK(comparable(ledger::collect_series(*store, options)) ==
-          comparable(ledger::collect_series(*ndjson, options)));
-  }
+  check_history_as(*ndjson, *store);
   CHECK(store->verify(std::nullopt).ok);
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <catch2/catch.hpp>
 
 #include <benchledger/ledger.hpp>
 #include <benchledger/record.hpp>
@@ -75,6 +77,28 @@ inline std::vector<ledger::HistoryOptions> queries() {
   out[5].last = 2;
   out[6].query.cases = {"hash/insert", "executors/sort{*\"i\":2*"};
   return out;
+}
+
+// Whether `store` serves `history` from a table of points that holds a point.
+inline bool served_from_points(const ledger::Store& store) {
+  bool served = false;
+  const bool kept =
+      ledger::scan_points(store, {}, std::nullopt, [&](ledger::StoredPoint&&) { served = true; });
+  return kept && served;
+}
+
+// Checks that every query of queries() gives from `store` the series that `reference` (an
+// NDJSON store, which reads its records) gives: from its points, and with samples, from its
+// records.
+inline void check_history_as(const ledger::Store& reference, const ledger::Store& store) {
+  for (auto options : queries()) {
+    const auto expected = comparable(ledger::collect_series(reference, options));
+    INFO(fmt::format("{}", fmt::join(expected, "\n")));
+    CHECK_FALSE(expected.empty());
+    CHECK(comparable(ledger::collect_series(store, options)) == expected);
+    options.samples = true;  // the records, as detect reads them
+    CHECK(comparable(ledger::collect_series(store, options)) == expected);
+  }
 }
 
 }  // namespace benchledger::testing

@@ -57,19 +57,9 @@ TEST_CASE("history read from SQLite's points is what the records give") {
     sqlite->append(batch);
   }
   CHECK(count(dir / "ledger.db", "SELECT count(*) FROM points") == 6 * 3 * 3);
-  bool served = false;
-  CHECK(ledger::scan_points(*sqlite, {}, std::nullopt,
-                            [&](ledger::StoredPoint&&) { served = true; }));
-  CHECK(served);
+  CHECK(served_from_points(*sqlite));
   CHECK_FALSE(ledger::scan_points(*ndjson, {}, std::nullopt, [](ledger::StoredPoint&&) {}));
-  for (auto options : queries()) {
-    const auto reference = comparable(ledger::collect_series(*ndjson, options));
-    INFO(fmt::format("{}", fmt::join(reference, "\n")));
-    CHECK_FALSE(reference.empty());
-    CHECK(comparable(ledger::collect_series(*sqlite, options)) == reference);
-    options.samples = true;  // the records, as detect reads them
-    CHECK(comparable(ledger::collect_series(*sqlite, options)) == reference);
-  }
+  check_history_as(*ndjson, *sqlite);
   CHECK(sqlite->verify(std::nullopt).ok);
 }
 
