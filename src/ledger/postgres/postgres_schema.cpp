@@ -201,7 +201,7 @@ CREATE TRIGGER benchledger_chain_on AFTER INSERT ON benchledger_records
 )sql";
 
 // The table of points: each result's metrics with its run's fields, one row per metric, what
-// `history` and the views read (docs/postgres.md, "The table of points"). The database derives
+// `history` and the views read (docs/ledger.md, "PostgreSQL store"). The database derives
 // every row from the records, in the statement that appends them (benchledger_points_on), so a
 // role that may only insert records cannot write a point the records do not say: it has no
 // privilege on the table but SELECT, and the trigger's function runs as the table's owner.
