@@ -207,7 +207,10 @@ CREATE TRIGGER benchledger_chain_on AFTER INSERT ON benchledger_records
 // privilege on the table but SELECT, and the trigger's function runs as the table's owner.
 // Rows are never changed; `verify` recomputes every one from the records. Bench, params, metric
 // and time compare byte by byte (COLLATE "C"), so that one case's series is one range of the key
-// and its order is the SQLite store's. @SCHEMA@ is the table's schema.
+// and its order is the SQLite store's. The key's index holds every column `history` reads, as
+// SQLite's table without rowid does: one case is then read from the index alone, in its order
+// (an index-only scan, once vacuum has marked the pages visible), 0.1 s for 100,000 points where
+// reading them from the table took 0.3-0.5 s. @SCHEMA@ is the table's schema.
 constexpr const char* k_points_sql = R"sql(
 CREATE TABLE @SCHEMA@.benchledger_points (
   bench text COLLATE "C" NOT NULL,
@@ -235,7 +238,10 @@ CREATE TABLE @SCHEMA@.benchledger_points (
   p95 double precision,
   p99 double precision,
   samples bigint NOT NULL,
-  CONSTRAINT "benchledger points: one a case, metric and result" PRIMARY KEY (bench, params, metric, seq)
+  CONSTRAINT "benchledger points: one a case, metric and result"
+    PRIMARY KEY (bench, params, metric, seq)
+    INCLUDE (is_primary, result, unit, better, run, time, label, git_commit, dirty, centre, low,
+             high, min, max, samples)
 );
 CREATE INDEX benchledger_points_by_seq ON @SCHEMA@.benchledger_points (seq, metric);
 CREATE TRIGGER benchledger_points_refuse_update BEFORE UPDATE ON @SCHEMA@.benchledger_points
