@@ -42,6 +42,16 @@ std::int64_t count_points(const std::string& uri) {
   return std::stoll(query(uri, "SELECT count(*) FROM benchledger_points").at(0));
 }
 
+// Checks `store`, at `uri`, holding the ledger of batches(): its points, history from them and
+// from its records as the NDJSON store `ndjson` gives it, and verify.
+void check_ledger_of_batches(const std::string& uri, const ledger::Store& ndjson,
+                             const ledger::Store& store) {
+  CHECK(count_points(uri) == 6 * 3 * 3);
+  CHECK(served_from_points(store));
+  check_history_as(ndjson, store);
+  CHECK(store.verify(std::nullopt).ok);
+}
+
 }  // namespace
 
 TEST_CASE("the PostgreSQL points tests have a server to run against") {
@@ -58,10 +68,7 @@ TEST_CASE("history read from PostgreSQL's points is what the records give") {
     ndjson->append(batch);
     postgres->append(batch);
   }
-  CHECK(count_points(uri) == 6 * 3 * 3);
-  CHECK(served_from_points(*postgres));
-  check_history_as(*ndjson, *postgres);
-  CHECK(postgres->verify(std::nullopt).ok);
+  check_ledger_of_batches(uri, *ndjson, *postgres);
 }
 
 TEST_CASE("the database gives each sample count the interval median_interval gives it") {
@@ -116,10 +123,7 @@ TEST_CASE("a PostgreSQL ledger from before the points is read from its records, 
 
   store->append(all.back());  // the owner's append: the table is made and filled
   ndjson->append(all.back());
-  CHECK(count_points(uri) == 6 * 3 * 3);
-  CHECK(served_from_points(*store));
-  check_history_as(*ndjson, *store);
-  CHECK(store->verify(std::nullopt).ok);
+  check_ledger_of_batches(uri, *ndjson, *store);
 }
 
 TEST_CASE("the view shows what history shows, and neither a result appended before its run") {
