@@ -71,19 +71,14 @@ bool PostgresStore::scan_series(
   return true;
 }
 
-bool PostgresStore::scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
-                                const std::function<void(StoredPoint&& point)>& visit) const {
-  m_warnings.clear();
-  SeriesQuery normal = query;
-  normal.since = normalized_since(query.since);
-  if (!points_exist()) return false;
-  // In the order of the table's key, so that PostgreSQL reads one range of it for each bench
-  // range and sorts nothing: each case's points come together, oldest first.
+std::string points_query(const SeriesQuery& normalized, const std::optional<std::string>& metric) {
+  // In the order of the table's key, so that PostgreSQL reads one range of its index for each
+  // bench range and sorts nothing: each case's points come together, oldest first.
   std::string sql =
       "SELECT seq, bench, params, metric, result, unit, better, run, time, label, git_commit, "
       "dirty, centre, low, high, min, max, samples FROM benchledger_points WHERE ";
   sql += metric ? "metric = " + literal(*metric) : std::string("is_primary");
-  if (const auto ranges = bench_ranges(normal.cases)) {
+  if (const auto ranges = bench_ranges(normalized.cases)) {
     std::string any;
     for (const auto& [low, high] : *ranges) {
       // The upper bound only when it is UTF-8 (a raised last byte of a multibyte character
@@ -96,11 +91,19 @@ bool PostgresStore::scan_points(const SeriesQuery& query, const std::optional<st
     }
     sql += " AND (" + any + ")";
   }
-  if (normal.label) sql += " AND label = " + literal(*normal.label);
-  if (normal.branch) sql += " AND branch = " + literal(*normal.branch);
-  if (normal.since) sql += " AND time >= " + literal(*normal.since);
-  sql += " ORDER BY bench, params, metric, seq";
+  if (normalized.label) sql += " AND label = " + literal(*normalized.label);
+  if (normalized.branch) sql += " AND branch = " + literal(*normalized.branch);
+  if (normalized.since) sql += " AND time >= " + literal(*normalized.since);
+  return sql + " ORDER BY bench, params, metric, seq";
+}
 
+bool PostgresStore::scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
+                                const std::function<void(StoredPoint&& point)>& visit) const {
+  m_warnings.clear();
+  SeriesQuery normal = query;
+  normal.since = normalized_since(query.since);
+  if (!points_exist()) return false;
+  const std::string sql = points_query(normal, metric);
   PointReader reader(normal.cases, m_name);
   query_rows(sql, [&](const std::vector<std::optional<std::string_view>>& row) {
     const auto text = [&](std::size_t i) { return row[i].value_or(std::string_view()); };

@@ -20,6 +20,10 @@
 
 namespace benchledger::ledger::postgres {
 
+// The query PostgresStore::scan_points runs for a query whose `since` is normalized
+// (normalized_since), its values quoted in (SQL text).
+std::string points_query(const SeriesQuery& normalized, const std::optional<std::string>& metric);
+
 class PostgresStore final : public ChainedStore, public StoreScans {
  public:
   // Nothing is connected here: the first use connects, and the first append creates the table.
