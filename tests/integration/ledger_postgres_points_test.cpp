@@ -102,7 +102,13 @@ TEST_CASE("the database gives each sample count the interval median_interval giv
 }
 
 TEST_CASE("a PostgreSQL ledger from before the points is read from its records, then upgraded") {
+  // The role of the grant section, dropped after the database that holds its privileges.
+  struct DropRole {
+    std::string name;
+    ~DropRole() { run_pg_admin_sql("DROP ROLE IF EXISTS \"" + name + "\""); }
+  } role;
   const ScratchDir dir;
+  role.name = "ci_points_" + dir.suffix();
   const std::string uri = dir.pg_uri();
   const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
   auto all = batches();
@@ -122,9 +128,22 @@ TEST_CASE("a PostgreSQL ledger from before the points is read from its records, 
   CHECK(comparable(ledger::collect_series(*store, {})) ==
         comparable(ledger::collect_series(*ndjson, {})));
 
-  store->append(all.back());  // the owner's append: the table is made and filled
-  ndjson->append(all.back());
-  check_ledger_of_batches(uri, *ndjson, *store);
+  SECTION("by its owner's next append") {
+    store->append(all.back());  // the table is made and filled
+    ndjson->append(all.back());
+    check_ledger_of_batches(uri, *ndjson, *store);
+  }
+  SECTION("by ledger grant, after which the CI role reads the points and its appends add some") {
+    const ProcessResult grant = run_ledger({"grant", role.name, "--ledger", uri});
+    INFO(grant.err);
+    REQUIRE(grant.exit_code == 0);
+    CHECK(count_points(uri) == 6 * 3 * 3);  // all runs appended; the notes are left
+    const auto ci =
+        ledger::open_store("postgresql://" + role.name + "@" + uri.substr(uri.find('@') + 1));
+    ci->append(all.back());
+    ndjson->append(all.back());
+    check_ledger_of_batches(uri, *ndjson, *ci);
+  }
 }
 
 TEST_CASE("the view shows what history shows, and neither a result appended before its run") {
