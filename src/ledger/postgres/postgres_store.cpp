@@ -58,8 +58,8 @@ std::string sql_text(pqxx::transaction_base& txn, const std::optional<std::strin
   return value ? txn.quote(*value) : std::string("NULL");
 }
 
-// A cursor of a transaction that outlives it, read a page at a time: for reading two queries side
-// by side in one snapshot.
+// A cursor of a transaction that outlives it, read a page at a time, so that memory stays
+// constant; two of them read two queries side by side in one snapshot.
 class Cursor {
  public:
   Cursor(pqxx::transaction_base& txn, const std::string& name, const std::string& sql)
@@ -303,18 +303,11 @@ bool PostgresStore::query_rows(const std::string& sql,
       return false;
     }
     check_ours(txn, m_name);
-    txn.exec("DECLARE benchledger_rows NO SCROLL CURSOR FOR " + sql);
-    const std::string fetch = fmt::format("FETCH {} FROM benchledger_rows", k_fetch_rows);
-    for (;;) {
-      const pqxx::result page = txn.exec(fetch);
-      for (const auto& r : page) {
-        if (!row(row_of(r))) return true;
-      }
-      // (result::size() is unsigned in libpqxx 6 and int in 7.)
-      if (static_cast<std::size_t>(page.size()) < static_cast<std::size_t>(k_fetch_rows)) {
-        return true;
-      }
+    Cursor rows(txn, "benchledger_rows", sql);
+    for (const Row* r = rows.next(); r != nullptr; r = rows.next()) {
+      if (!row(*r)) break;
     }
+    return true;
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
