@@ -1,8 +1,9 @@
 // The PostgreSQL store's table of points: the database derives each point from the records
 // (history read from the points is what the NDJSON store gives from its records, the interval of
 // every sample count included), a ledger from before the table gets it filled with its owner's
-// next append, the dashboards' view shows exactly what `history` shows (a result appended before
-// its run in neither), and `verify` finds a point edited, removed or added by the owner.
+// next append or with `ledger grant`, the dashboards' view shows exactly what `history` shows (a
+// result appended before its run in neither), `verify` finds a point edited, removed or added by
+// the owner, and one case is read from one range of the key's index, unsorted.
 #include <algorithm>
 #include <random>
 #include <string>
