@@ -227,12 +227,19 @@ TEST_CASE("a PostgreSQL ledger changed with its triggers switched off fails veri
     CHECK_THAT(verify.err,
                Catch::Contains("record 1") && Catch::Contains("indexed columns disagree"));
   }
-  SECTION("the last batch deleted: only a saved head sees it") {
+  SECTION("the last batch deleted: its points, or else only a saved head, see it") {
     const ProcessResult saved = run_ledger({"verify", "--ledger", uri});
     const std::string head = saved.out.substr(saved.out.rfind("head ") + 5, 64);
     REQUIRE(psql(uri,
                  "ALTER TABLE benchledger_records DISABLE TRIGGER USER; "
                  "DELETE FROM benchledger_records WHERE seq > 4")
+                .exit_code == 0);
+    const ProcessResult left = run_ledger({"verify", "--ledger", uri});
+    CHECK(left.exit_code == 1);
+    CHECK_THAT(left.err, Catch::Contains("the table of points holds a point"));
+    REQUIRE(psql(uri,
+                 "ALTER TABLE benchledger_points DISABLE TRIGGER USER; "
+                 "DELETE FROM benchledger_points WHERE seq > 4")
                 .exit_code == 0);
     CHECK(run_ledger({"verify", "--ledger", uri}).exit_code == 0);
     CHECK(run_ledger({"verify", "--ledger", uri, "--head", head}).exit_code == 1);
@@ -262,13 +269,26 @@ TEST_CASE("ledger grant: a CI role reads and appends, and can do nothing else") 
   for (const std::string sql :
        {"UPDATE benchledger_records SET label = 'x'", "DELETE FROM benchledger_records",
         "TRUNCATE benchledger_records", "ALTER TABLE benchledger_records DISABLE TRIGGER USER",
-        "DROP TABLE benchledger_records", "CREATE TABLE other (x int)"}) {
+        "DROP TABLE benchledger_records", "CREATE TABLE other (x int)",
+        // The points are the database's to derive: the role writes none, directly or through
+        // the function the trigger calls.
+        "INSERT INTO benchledger_points SELECT * FROM benchledger_points",
+        "UPDATE benchledger_points SET centre = 1", "DELETE FROM benchledger_points",
+        "TRUNCATE benchledger_points", "ALTER TABLE benchledger_points DISABLE TRIGGER USER",
+        "SELECT benchledger_fill_points(1, 1000)"}) {
     INFO(sql);
     const ProcessResult result = psql(ci, sql);
     CHECK(result.exit_code != 0);
     CHECK_THAT(result.err,
                Catch::Contains("permission denied") || Catch::Contains("must be owner"));
   }
+  CHECK(run_ledger({"verify", "--ledger", ci}).exit_code == 0);
+  // Its appends get their points all the same, derived in its INSERT.
+  open_store(ci)->append(fresh_batch("from-ci", 2));
+  const ProcessResult points = run_process(
+      {"/usr/bin/psql", "-X", "-q", "-A", "-t", "-d", ci, "-c",
+       "SELECT count(*) FROM benchledger_points WHERE label = 'from-ci' AND is_primary"});
+  CHECK(points.out == "2\n");
   CHECK(run_ledger({"verify", "--ledger", ci}).exit_code == 0);
 
   // What INSERT alone can do is append records that chain on: the database checks the chain.

@@ -15,6 +15,7 @@
 #include "ledger/chain.hpp"
 #include "ledger/columns.hpp"
 #include "ledger/import_plan.hpp"
+#include "ledger/points.hpp"
 #include "ledger/postgres/postgres_schema.hpp"
 #include "model/redact.hpp"
 
@@ -56,6 +57,39 @@ Row row_of(const pqxx::row& row) {
 std::string sql_text(pqxx::transaction_base& txn, const std::optional<std::string>& value) {
   return value ? txn.quote(*value) : std::string("NULL");
 }
+
+// A cursor of a transaction that outlives it, read a page at a time, so that memory stays
+// constant; two of them read two queries side by side in one snapshot.
+class Cursor {
+ public:
+  Cursor(pqxx::transaction_base& txn, const std::string& name, const std::string& sql)
+      : m_txn(txn), m_fetch(fmt::format("FETCH {} FROM {}", k_fetch_rows, name)) {
+    txn.exec("DECLARE " + name + " NO SCROLL CURSOR FOR " + sql);
+  }
+
+  // The next row, or nullptr after the last; valid until the next call.
+  const Row* next() {
+    if (m_at == m_rows.size()) {
+      if (m_done) return nullptr;
+      m_page = m_txn.exec(m_fetch);
+      m_rows.clear();
+      for (const auto& r : m_page) m_rows.push_back(row_of(r));
+      // (result::size() is unsigned in libpqxx 6 and int in 7.)
+      m_done = m_rows.size() < static_cast<std::size_t>(k_fetch_rows);
+      m_at = 0;
+      if (m_rows.empty()) return nullptr;
+    }
+    return &m_rows[m_at++];
+  }
+
+ private:
+  pqxx::transaction_base& m_txn;
+  std::string m_fetch;
+  pqxx::result m_page;  // what m_rows' views point into
+  std::vector<Row> m_rows;
+  std::size_t m_at = 0;
+  bool m_done = false;
+};
 
 // The rows of one append or import, in INSERT statements of k_insert_rows rows.
 class PostgresBatch final : public ChainedStore::Batch {
@@ -230,6 +264,28 @@ std::int64_t PostgresStore::integer(const std::optional<std::string_view>& field
   return value;
 }
 
+double PostgresStore::real(const std::optional<std::string_view>& field) const {
+  const std::string_view digits = text(field);
+  double value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size()) {
+    throw Error(fmt::format("{}: the server answered \"{}\" where a point's number belongs", m_name,
+                            digits.substr(0, 40)));
+  }
+  return value;
+}
+
+bool PostgresStore::points_exist() const {
+  Connection& c = connection();
+  try {
+    pqxx::read_transaction txn(c.connection);
+    return postgres::points_exist(txn);
+  } catch (const std::exception& e) {
+    if (!c.connection.is_open()) m_connection.reset();
+    throw Error(fmt::format("cannot read {}: {}", m_name, message_of(e)));
+  }
+}
+
 Record PostgresStore::parse_row(std::int64_t seq, std::string_view bytes) const {
   return parse_stored(bytes, m_name, "record", seq);
 }
@@ -247,18 +303,11 @@ bool PostgresStore::query_rows(const std::string& sql,
       return false;
     }
     check_ours(txn, m_name);
-    txn.exec("DECLARE benchledger_rows NO SCROLL CURSOR FOR " + sql);
-    const std::string fetch = fmt::format("FETCH {} FROM benchledger_rows", k_fetch_rows);
-    for (;;) {
-      const pqxx::result page = txn.exec(fetch);
-      for (const auto& r : page) {
-        if (!row(row_of(r))) return true;
-      }
-      // (result::size() is unsigned in libpqxx 6 and int in 7.)
-      if (static_cast<std::size_t>(page.size()) < static_cast<std::size_t>(k_fetch_rows)) {
-        return true;
-      }
+    Cursor rows(txn, "benchledger_rows", sql);
+    for (const Row* r = rows.next(); r != nullptr; r = rows.next()) {
+      if (!row(*r)) break;
     }
+    return true;
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -393,7 +442,73 @@ VerifyReport PostgresStore::verify(const std::optional<std::string>& head) const
   if (!exists) {
     throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
   }
+  verify_points(verifier);
   return verifier.finish();
+}
+
+void PostgresStore::verify_points(ChainVerifier& verifier) const {
+  Connection& c = connection();
+  try {
+    pqxx::read_transaction txn(c.connection);
+    // One snapshot for both cursors: a batch appended between them would show as points that
+    // no record gives.
+    txn.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    if (!postgres::points_exist(txn)) return;  // a ledger made before them: its owner's append
+    Cursor results(txn, "benchledger_results_rows",
+                   "SELECT r.seq, r.bytes, run.bytes FROM benchledger_records r LEFT JOIN "
+                   "benchledger_records run ON run.id = r.run AND run.type = 'run' AND run.seq "
+                   "< r.seq WHERE r.type = 'result' ORDER BY r.seq");
+    Cursor points(txn, "benchledger_points_rows",
+                  "SELECT seq, bench, params, metric, result, is_primary, unit, better, run, "
+                  "time, label, branch, git_commit, dirty, centre, low, high, min, max, samples "
+                  "FROM benchledger_points ORDER BY seq, metric");
+    ledger::verify_points(
+        [&](PointSource& result) {
+          const Row* row = results.next();
+          if (row == nullptr) return false;
+          result.seq = integer((*row)[0]);
+          result.bytes = text((*row)[1]);
+          result.run_bytes = nullable((*row)[2]);
+          return true;
+        },
+        [&](PointRow& point) {
+          const Row* found = points.next();
+          if (found == nullptr) return false;
+          const Row& row = *found;
+          point = PointRow{std::string(text(row[1])),
+                           std::string(text(row[2])),
+                           std::string(text(row[3])),
+                           integer(row[0]),
+                           std::string(text(row[4])),
+                           text(row[5]) == "t" ? 1 : 0,
+                           std::string(text(row[6])),
+                           std::string(text(row[7])),
+                           std::string(text(row[8])),
+                           std::string(text(row[9])),
+                           nullable(row[10]),
+                           nullable(row[11]),
+                           nullable(row[12]),
+                           text(row[13]) == "t" ? 1 : 0,
+                           {},
+                           integer(row[19])};
+          for (std::size_t i = 14; i < 19; ++i) point.numbers.push_back(real(row[i]));
+          return true;
+        },
+        verifier);
+  } catch (const Error&) {
+    throw;
+  } catch (const pqxx::sql_error& e) {
+    if (!c.connection.is_open()) {
+      m_connection.reset();
+      throw Error(fmt::format("cannot read {}: {}", m_name, message_of(e)));
+    }
+    // A table of points made over with other columns is a break like the others, not a reason
+    // to stop reporting.
+    verifier.add_ledger_break("its table of points cannot be read: " + message_of(e));
+  } catch (const std::exception& e) {
+    if (!c.connection.is_open()) m_connection.reset();
+    throw Error(fmt::format("cannot read {}: {}", m_name, message_of(e)));
+  }
 }
 
 void PostgresStore::grant_append_only(const std::string& role) {

@@ -3,7 +3,8 @@
 // queries need, indexed. A batch is one transaction that first takes a transaction-scoped
 // advisory lock, so appenders from any machine queue and the chain never forks; COMMIT runs with
 // synchronous_commit on, so a batch is durable when append() returns. Triggers refuse every
-// UPDATE, DELETE and TRUNCATE and any row not placed after the last one, whoever sends them.
+// UPDATE, DELETE and TRUNCATE and any row not placed after the last one, whoever sends them, and
+// derive the table of points that `history` and the dashboards' views read.
 #pragma once
 
 #include <functional>
@@ -13,10 +14,15 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "ledger/chain.hpp"
 #include "ledger/chained_store.hpp"
 #include "ledger/store_scans.hpp"
 
 namespace benchledger::ledger::postgres {
+
+// The query PostgresStore::scan_points runs for a query whose `since` is normalized
+// (normalized_since), its values quoted in (SQL text).
+std::string points_query(const SeriesQuery& normalized, const std::optional<std::string>& metric);
 
 class PostgresStore final : public ChainedStore, public StoreScans {
  public:
@@ -34,6 +40,10 @@ class PostgresStore final : public ChainedStore, public StoreScans {
   bool scan_series(
       const SeriesQuery& query,
       const std::function<bool(const RunRecord& run, ResultRecord&& result)>& visit) const override;
+  // From the table of points; false while it does not exist (a ledger made before it, until its
+  // owner's next append), and scan_series() is then the way.
+  bool scan_points(const SeriesQuery& query, const std::optional<std::string>& metric,
+                   const std::function<void(StoredPoint&& point)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
@@ -64,6 +74,13 @@ class PostgresStore final : public ChainedStore, public StoreScans {
   // A column the schema makes a bigint (seq, a count) as a number; throws Error naming the
   // store and the text when it is none (a server that answers something else).
   std::int64_t integer(const std::optional<std::string_view>& field) const;
+  // A double precision column the same way (PostgreSQL writes each double in the fewest digits
+  // that read back as it).
+  double real(const std::optional<std::string_view>& field) const;
+  // Whether the table of points exists (connecting if need be).
+  bool points_exist() const;
+  // verify's check of the table of points against the records (points.hpp), in one snapshot.
+  void verify_points(ChainVerifier& verifier) const;
   // An exception's text for a message, or a note in its place when it quotes the password.
   std::string message_of(const std::exception& e) const;
 

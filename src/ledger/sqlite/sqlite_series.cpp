@@ -6,15 +6,14 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <benchledger/error.hpp>
 
+#include "ledger/points.hpp"
 #include "ledger/series_filter.hpp"
 #include "ledger/sqlite/sqlite_file.hpp"
 #include "ledger/sqlite/sqlite_points.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
-#include "model/json_reader.hpp"
 
 namespace benchledger::ledger::sqlite {
 namespace {
@@ -121,58 +120,18 @@ bool SqliteStore::scan_points(const SeriesQuery& query, const std::optional<std:
   // are read until the next append fills the table.
   if (!has_points(db, m_path.string()) || !points_current(db, m_path.string())) return false;
   const auto rows = series_query(points_statement(normal, metric));
-  // A series' rows come together: its case is parsed and matched once for all of them, and
-  // one SeriesCase made for them.
-  std::string bench, params_json;
-  Params params;
-  bool matches = false;
-  std::shared_ptr<const SeriesCase> series;
+  PointReader reader(normal.cases, m_path.string());
   while (rows->step()) {
-    const std::int64_t position = rows->integer(3);
-    if (rows->text(0) != bench || rows->text(1) != params_json) {
-      bench = rows->text(0);
-      params_json = rows->text(1);
-      try {
-        params = params_from_json(
-            model::parse_bounded_json(params_json, model::RepeatedNames::keep_last));
-      } catch (const std::exception& e) {
-        throw IntegrityError(
-            fmt::format("{}: the params of point {} ({}): {} (run `benchledger "
-                        "ledger verify`)",
-                        m_path.string(), position, params_json, e.what()));
-      }
-      matches = case_matches(normal.cases, bench, params);
-      series.reset();
-    }
-    if (!matches) continue;
-    if (!series || rows->text(2) != series->metric || rows->text(5) != series->unit ||
-        rows->text(6) != to_string(series->better)) {
-      const auto better = better_from(rows->text(6));
-      if (!better) {
-        throw IntegrityError(
-            fmt::format("{}: point {} says better is {} (run `benchledger ledger "
-                        "verify`)",
-                        m_path.string(), position, rows->text(6)));
-      }
-      series = std::make_shared<const SeriesCase>(SeriesCase{
-          bench, params, std::string(rows->text(2)), std::string(rows->text(5)), *better});
-    }
-    StoredPoint p;
-    p.position = position;
-    p.result_id = rows->text(4);
-    p.series = series;
-    p.point.run_id = rows->text(7);
-    p.point.time = rows->text(8);
-    p.point.label = rows->nullable_text(9);
-    p.point.commit = rows->nullable_text(10);
-    p.point.dirty = rows->integer(11) != 0;
-    p.point.centre = rows->real(12);
-    p.point.low = rows->real(13);
-    p.point.high = rows->real(14);
-    p.point.min = rows->real(15);
-    p.point.max = rows->real(16);
-    p.point.samples = rows->integer(17);
-    visit(std::move(p));
+    const auto text = [&](int column) -> std::optional<std::string_view> {
+      if (rows->is_null(column)) return std::nullopt;
+      return rows->text(column);
+    };
+    auto p = reader.point(
+        PointColumns{rows->text(0), rows->text(1), rows->text(2), rows->integer(3), rows->text(4),
+                     rows->text(5), rows->text(6), rows->text(7), rows->text(8), text(9), text(10),
+                     rows->integer(11) != 0, rows->real(12), rows->real(13), rows->real(14),
+                     rows->real(15), rows->real(16), rows->integer(17)});
+    if (p) visit(std::move(*p));
   }
   return true;
 }

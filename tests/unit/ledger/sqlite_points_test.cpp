@@ -15,6 +15,7 @@
 #include "ledger/history.hpp"
 #include "ledger/sqlite/sqlite_store.hpp"
 #include "unit/ledger/ledger_support.hpp"
+#include "unit/ledger/points_support.hpp"
 
 using namespace benchledger;
 using namespace benchledger::testing;
@@ -45,67 +46,6 @@ std::int64_t count(const std::filesystem::path& file, const std::string& query) 
   return n;
 }
 
-// A ledger's worth of history: three cases over six runs, one with a dirty commit, a label and a
-// branch apart, a run and a bench invalidated, a unit changed midway, a result whose primary
-// metric differs, and values that need every column (a single value, a NaN-free spread).
-std::vector<std::vector<Record>> batches() {
-  std::vector<std::vector<Record>> out;
-  for (int i = 0; i < 6; ++i) {
-    auto batch = fresh_batch(i == 3 ? "other" : "nightly", 3, "c0ffee" + std::to_string(i));
-    auto& run = std::get<RunRecord>(batch[0]);
-    run.git.branch = i == 3 ? "dev" : "main";
-    run.git.dirty = i == 2;
-    for (std::size_t r = 1; r < batch.size(); ++r) {
-      auto& result = std::get<ResultRecord>(batch[r]);
-      const double base = 1000.0 * static_cast<double>(r) + 10.0 * i;
-      result.metrics["time"] = metric_from_samples(i >= 4 && r == 2 ? "us" : "ns", Better::lower,
-                                                   {base * 0.98, base, base * 1.03, base});
-      if (r == 3 && i == 1) result.primary = "throughput";
-      if (r == 1) result.bench = "hash/insert";
-    }
-    out.push_back(std::move(batch));
-  }
-  NoteRecord whole = fresh_note(header_of(out[4][0]).id);
-  whole.kind = NoteKind::invalidate;
-  NoteRecord bench = fresh_note(header_of(out[1][0]).id);
-  bench.kind = NoteKind::invalidate;
-  bench.bench = "hash/insert";
-  out.push_back({whole, bench});
-  return out;
-}
-
-// The series with what differs between two stores (run ids, times) and the samples left out.
-std::vector<std::string> comparable(const std::vector<ledger::Series>& series) {
-  std::vector<std::string> out;
-  for (const auto& s : series) {
-    std::string line = case_key(s.bench, s.params) + " " + s.metric + " " + s.unit;
-    for (const auto& p : s.points) {
-      line += fmt::format(" [{} {} {} {} {} {} {} {} {}]", p.commit.value_or("-"), p.dirty,
-                          p.label.value_or("-"), p.centre, p.low, p.high, p.min, p.max, p.samples);
-    }
-    out.push_back(line);
-  }
-  return out;
-}
-
-// Every break verify reports, one a line.
-std::string breaks(const ledger::VerifyReport& report) {
-  std::string all;
-  for (const auto& b : report.breaks) all += b.problem + "\n";
-  return all;
-}
-
-std::vector<ledger::HistoryOptions> queries() {
-  std::vector<ledger::HistoryOptions> out(7);
-  out[1].query.cases = {"executors/*"};
-  out[2].query.label = "nightly";
-  out[3].query.branch = "dev";
-  out[4].metric = "throughput";
-  out[5].last = 2;
-  out[6].query.cases = {"hash/insert", "executors/sort{*\"i\":2*"};
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("history read from SQLite's points is what the records give") {
@@ -117,19 +57,9 @@ TEST_CASE("history read from SQLite's points is what the records give") {
     sqlite->append(batch);
   }
   CHECK(count(dir / "ledger.db", "SELECT count(*) FROM points") == 6 * 3 * 3);
-  bool served = false;
-  CHECK(ledger::scan_points(*sqlite, {}, std::nullopt,
-                            [&](ledger::StoredPoint&&) { served = true; }));
-  CHECK(served);
+  CHECK(served_from_points(*sqlite));
   CHECK_FALSE(ledger::scan_points(*ndjson, {}, std::nullopt, [](ledger::StoredPoint&&) {}));
-  for (auto options : queries()) {
-    const auto reference = comparable(ledger::collect_series(*ndjson, options));
-    INFO(fmt::format("{}", fmt::join(reference, "\n")));
-    CHECK_FALSE(reference.empty());
-    CHECK(comparable(ledger::collect_series(*sqlite, options)) == reference);
-    options.samples = true;  // the records, as detect reads them
-    CHECK(comparable(ledger::collect_series(*sqlite, options)) == reference);
-  }
+  check_history_as(*ndjson, *sqlite);
   CHECK(sqlite->verify(std::nullopt).ok);
 }
 
