@@ -19,6 +19,50 @@ namespace {
 
 using namespace detail;
 
+// google-benchmark's JSON with the numbers it writes that JSON has no word for as null: its
+// reporter writes a non-finite double as NaN, -NaN, Infinity or -Infinity (older versions as the
+// stream writes it: nan, -nan, inf, -inf), which it does for the coefficient of variation of a
+// counter whose mean is 0, in every run with repetitions. Only tokens outside strings, between a
+// value's delimiters, are replaced.
+std::string non_finite_as_null(std::string_view text) {
+  static constexpr std::string_view k_tokens[] = {"-Infinity", "Infinity", "-NaN", "NaN",
+                                                  "-nan",      "nan",      "-inf", "inf"};
+  const auto delimiter = [](char c) {
+    return c == ',' || c == '}' || c == ']' || c == ':' || c == '[' || c == ' ' || c == '\n' ||
+           c == '\r' || c == '\t';
+  };
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if ((c == '-' || c == 'N' || c == 'I' || c == 'n' || c == 'i') &&
+        (i == 0 || delimiter(text[i - 1]))) {
+      const auto token = std::find_if(std::begin(k_tokens), std::end(k_tokens), [&](auto t) {
+        return text.substr(i, t.size()) == t &&
+               (i + t.size() == text.size() || delimiter(text[i + t.size()]));
+      });
+      if (token != std::end(k_tokens)) {
+        out += "null";
+        i += token->size() - 1;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
 // Keys of a google-benchmark entry that are not user counters.
 const std::set<std::string>& google_fixed_keys() {
   static const std::set<std::string> keys = {"name",
@@ -111,9 +155,11 @@ void read_google_run(const json& entry, const std::string& path, const std::stri
   if (run_type == "aggregate") {
     const std::string aggregate_unit = text_or(entry, "aggregate_unit", "time", path, origin);
     const std::string aggregate_name = text_or(entry, "aggregate_name", "?", path, origin);
-    if (aggregate_unit == "time" && entry.contains("real_time")) {
+    // A null time (NaN in the file: non_finite_as_null) is an aggregate with nothing to say.
+    const bool has_time = entry.contains("real_time") && !entry["real_time"].is_null();
+    if (aggregate_unit == "time" && has_time) {
       group.aggregates[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
-    } else if (aggregate_unit == "percentage" && entry.contains("real_time")) {
+    } else if (aggregate_unit == "percentage" && has_time) {
       group.percentages[aggregate_name] = number(entry["real_time"], path + ".real_time", origin);
     }
     return;
@@ -241,7 +287,7 @@ void add_google_fit(const std::string& run_name, const ComplexityFit& fit,
 }  // namespace
 
 ImportedResults read_google_benchmark(std::string_view json_text, const std::string& origin) {
-  const json document = parse_json(json_text, origin);
+  const json document = parse_json(non_finite_as_null(json_text), origin);
   const json& benchmarks = member(document, "benchmarks", "", origin);
   if (!benchmarks.is_array()) fail(origin, "benchmarks", "expected an array");
 

@@ -138,6 +138,42 @@ TEST_CASE("google-benchmark JSON gives one result per run_name with each repetit
   CHECK(imported.results[0].header.id != imported.results[1].header.id);
 }
 
+TEST_CASE(
+    "google-benchmark's NaN and Infinity, which it writes for a zero counter's cv, are read") {
+  // What google-benchmark 1.7 writes with --benchmark_repetitions=3 for a counter that is 0 in
+  // every repetition: its coefficient of variation is 0/0, written as a bare NaN.
+  const auto imported = import::read_google_benchmark(R"({
+  "benchmarks": [
+    {"name": "BM_Append", "run_name": "BM_Append", "run_type": "iteration", "repetitions": 3,
+     "repetition_index": 0, "iterations": 1, "real_time": 240, "cpu_time": 1, "time_unit": "ms",
+     "failed": 0, "rate": 10},
+    {"name": "BM_Append", "run_name": "BM_Append", "run_type": "iteration", "repetitions": 3,
+     "repetition_index": 1, "iterations": 1, "real_time": 250, "cpu_time": 1, "time_unit": "ms",
+     "failed": 0, "rate": -Infinity},
+    {"name": "BM_Append_cv", "run_name": "BM_Append", "run_type": "aggregate", "repetitions": 3,
+     "aggregate_name": "cv", "aggregate_unit": "percentage", "iterations": 3,
+     "real_time": NaN, "cpu_time": 0.1, "time_unit": "ms", "failed": NaN,"rate":-NaN},
+    {"name": "BM_Text", "run_name": "BM_Text", "run_type": "iteration", "iterations": 1,
+     "real_time": 1, "time_unit": "ms", "label": "NaN, Infinity, nan"}
+  ]
+})",
+                                                      "gbench.json");
+  REQUIRE(imported.results.size() == 2);
+  const ResultRecord& append = imported.results[0];
+  CHECK(append.metrics.at("time").samples ==
+        std::optional<vector<double>>(vector<double>{240, 250}));
+  CHECK(append.metrics.at("failed").samples == std::optional<vector<double>>(vector<double>{0, 0}));
+  // A counter not finite in every repetition is left out, as one that a repetition lacks is; the
+  // cv aggregate, all NaN, adds nothing.
+  CHECK(append.metrics.count("rate") == 0);
+  CHECK(append.metrics.count("cv") == 0);
+  CHECK(imported.results[1].bench == "BM_Text");
+  // A time that is not finite is still refused, by name.
+  CHECK_THAT(refusal("google-benchmark", R"({"benchmarks": [{"name": "a", "run_type": "iteration",
+      "iterations": 1, "real_time": NaN}]})"),
+             Catch::Contains("benchmarks[0].real_time"));
+}
+
 TEST_CASE("google-benchmark aggregates alone give one value and a warning, a debug build too") {
   const auto imported = import::read_google_benchmark(R"({
     "context": {"library_build_type": "debug"},
