@@ -167,8 +167,8 @@ namespace {
 
 // GODEBUG for a program counted under Valgrind: the caller's, with Go's asynchronous preemption
 // off. Valgrind 3.19's callgrind aborts on the signal the Go runtime preempts goroutines with
-// (an assertion in vgCallgrind_post_signal, in three runs of four of a small Go program here);
-// preemption at function calls remains. No other program reads the variable.
+// (an assertion in vgCallgrind_post_signal, in two to three runs of four of a small Go program
+// here); preemption at function calls remains. No other program reads the variable.
 std::string godebug_without_async_preemption() {
   const char* set = std::getenv("GODEBUG");
   const std::string value = set != nullptr ? set : "";

@@ -79,8 +79,8 @@ def main():
         (work / "go.mod").write_text("module explainfixture\n\ngo 1.19\n")
         run([GO, "build", "-o", "fixture", "."], work, env)
         ledger = str(work / "ledger.ndjson")
-        # Three counts a side: without asynchronous preemption off, callgrind aborted in three
-        # runs of four here.
+        # Three counts a side: without asynchronous preemption off, callgrind aborted in two to
+        # three runs of four here.
         for side in ("base", "head"):
             for _ in range(3):
                 run([str(BENCHLEDGER), "run", "--ledger", ledger, "--label", side, "--measure",
