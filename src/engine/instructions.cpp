@@ -256,9 +256,24 @@ InstructionCounts valgrind_counts(const std::filesystem::path& dir, std::int64_t
   return counts;
 }
 
+// A failure under Valgrind in words, then Valgrind's log: where the log shows that Valgrind, not
+// the program, is what failed, the words say so (the program passed its timed runs without it).
 std::string describe_failure(const CommandRun& run, const std::filesystem::path& dir) {
   const std::string log = valgrind_log(dir);
-  return run.describe() + (log.empty() ? "" : " (valgrind: " + log + ")");
+  std::string said = run.describe();
+  if (log.find("Illegal opcode") != std::string::npos) {
+    // Valgrind raises SIGILL at an instruction its decoder does not know (AVX-512, SHA, ENTER
+    // with a nesting level, ...), though the processor runs it.
+    said +=
+        ": Valgrind cannot decode an instruction the program uses (the processor runs it), "
+        "so the program cannot be counted under Valgrind; build it for an older instruction "
+        "set (a lower -march), or count it with hardware counters where that is possible";
+  } else if (log.find("the 'impossible' happened") != std::string::npos ||
+             (log.find("Assertion") != std::string::npos &&
+              log.find("failed") != std::string::npos)) {
+    said += ": Valgrind itself failed (one of its own assertions), not the program";
+  }
+  return said + (log.empty() ? "" : " (valgrind: " + log + ")");
 }
 
 }  // namespace

@@ -146,6 +146,23 @@ TEST_CASE("a command that fails under callgrind records the last lines of its st
   CHECK(results[0]["failure"]["stderr"] == "cannot open the input");
 }
 
+TEST_CASE("a program Valgrind cannot decode fails its count saying that Valgrind is the cause") {
+  ScratchDir dir;
+  const auto ledger = dir.path() / "ledger.ndjson";
+  const auto r =
+      run_cli({"run", "--ledger", ledger.string(), "--measure", "instructions", "--quiet", "--runs",
+               "2", "--name", "enter", "--", VALGRIND_UNKNOWN_INSTRUCTION_FIXTURE});
+  INFO(r.err);
+  CHECK(r.status == 1);  // a case failed: in its count, after its timed runs passed
+  const auto results = results_of(read_ledger(ledger));
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["failure"]["kind"] == "crashed");
+  const std::string message = results[0]["failure"]["message"];
+  CHECK_THAT(message, Catch::StartsWith("under callgrind, killed by signal 4 (SIGILL): Valgrind "
+                                        "cannot decode an instruction the program uses"));
+  CHECK_THAT(message, Catch::Contains("Illegal opcode"));
+}
+
 TEST_CASE("a counted command runs its --prepare before and its --cleanup after the count") {
   ScratchDir dir;
   const auto ledger = dir.path() / "ledger.ndjson";

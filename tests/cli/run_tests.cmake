@@ -46,9 +46,15 @@ add_executable(run_instructions_fixture ${CMAKE_CURRENT_LIST_DIR}/run_instructio
 target_link_libraries(run_instructions_fixture PRIVATE benchledger_main benchledger_settings)
 benchledger_add_test(run_instructions_cli_test
                      SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_instructions_test.cpp LABELS cli)
-target_compile_definitions(run_instructions_cli_test PRIVATE
-                           RUN_INSTRUCTIONS_FIXTURE="$<TARGET_FILE:run_instructions_fixture>")
-add_dependencies(run_instructions_cli_test run_instructions_fixture)
+add_executable(valgrind_unknown_instruction_fixture
+               ${CMAKE_CURRENT_LIST_DIR}/valgrind_unknown_instruction_fixture.cpp)
+target_link_libraries(valgrind_unknown_instruction_fixture PRIVATE benchledger_settings)
+target_compile_definitions(
+  run_instructions_cli_test
+  PRIVATE RUN_INSTRUCTIONS_FIXTURE="$<TARGET_FILE:run_instructions_fixture>"
+          VALGRIND_UNKNOWN_INSTRUCTION_FIXTURE="$<TARGET_FILE:valgrind_unknown_instruction_fixture>")
+add_dependencies(run_instructions_cli_test run_instructions_fixture
+                 valgrind_unknown_instruction_fixture)
 
 # Profiles kept beside the counts and `benchledger explain`, under the real Valgrind. The fixture
 # twice: as written, and with base_work inlined into main (a head that inlines differently).
