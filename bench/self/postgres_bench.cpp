@@ -35,21 +35,8 @@ using bl::testing::fresh_batch;
 
 constexpr int k_batch_records = 1000;
 constexpr int k_million_runs = 1000;  // x (1 run + 999 results) = 1,000,000 records
-constexpr std::size_t k_insert_rows = 250;
 
-std::string server() {
-  return benchledger::self_bench::postgres_server();
-}
-
-// A new, empty database on the server (an older one of that name is dropped first).
-std::string fresh_database(const std::string& name) {
-  pqxx::connection admin(server());
-  pqxx::nontransaction txn(admin);
-  txn.exec("DROP DATABASE IF EXISTS " + txn.quote_name(name) + " WITH (FORCE)");
-  txn.exec("CREATE DATABASE " + txn.quote_name(name));
-  const std::string base = server();
-  return base.substr(0, base.rfind('/') + 1) + name;
-}
+using bl::self_bench::fresh_database;
 
 // Appends a fresh 1,000-record batch to `store` an iteration.
 void append_batches(benchmark::State& state, bl::ledger::Store& store) {
@@ -92,16 +79,8 @@ void BM_PostgresRawInsertBatch1000(benchmark::State& state) {
     txn.exec("CREATE TABLE raw (seq bigint, bytes text)");
     txn.commit();
   }
-  const auto pending = bl::ledger::serialize_batch(fresh_batch("bench", k_batch_records - 1));
-  std::vector<std::string> statements;
-  for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
-    std::string sql = "INSERT INTO raw (seq, bytes) VALUES ";
-    for (std::size_t i = from; i < std::min(pending.size(), from + k_insert_rows); ++i) {
-      sql += (i == from ? "(" : ",(") + std::to_string(i) + "," +
-             connection.quote(pending[i].bytes) + ")";
-    }
-    statements.push_back(std::move(sql));
-  }
+  const std::vector<std::string> statements = bl::self_bench::raw_inserts(
+      connection, bl::ledger::serialize_batch(fresh_batch("bench", k_batch_records - 1)));
   for (auto _ : state) {
     pqxx::work txn(connection);
     for (const std::string& sql : statements) txn.exec(sql);

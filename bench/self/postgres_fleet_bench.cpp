@@ -28,6 +28,7 @@
 #include <benchledger/ledger.hpp>
 
 #include "ledger/chain.hpp"
+#include "ledger/postgres/postgres_schema.hpp"
 #include "postgres_bench_main.hpp"
 #include "unit/ledger/ledger_support.hpp"
 
@@ -36,18 +37,9 @@ namespace {
 namespace bl = benchledger;
 using Clock = std::chrono::steady_clock;
 
-constexpr int k_runs = 3;                         // runs each appender appends
-constexpr const char* k_lock_key = "1111838275";  // the store's (postgres_schema.cpp)
-constexpr std::size_t k_insert_rows = 250;
+constexpr int k_runs = 3;  // runs each appender appends
 
-std::string fresh_database(const std::string& name) {
-  const std::string server = bl::self_bench::postgres_server();
-  pqxx::connection admin(server);
-  pqxx::nontransaction txn(admin);
-  txn.exec("DROP DATABASE IF EXISTS " + txn.quote_name(name) + " WITH (FORCE)");
-  txn.exec("CREATE DATABASE " + txn.quote_name(name));
-  return server.substr(0, server.rfind('/') + 1) + name;
-}
+using bl::self_bench::fresh_database;
 
 // One appender: connects and makes its batches, calls `ready` (which returns when the burst
 // starts), then appends them; returns each append's time in ns, or -1 for one that threw.
@@ -79,16 +71,8 @@ std::vector<double> insert_under_lock(const std::string& uri, int results,
   pqxx::connection connection(uri);
   std::vector<std::vector<std::string>> runs;
   for (int i = 0; i < k_runs; ++i) {
-    const auto pending = bl::ledger::serialize_batch(bl::testing::fresh_batch("fleet", results));
-    std::vector<std::string> statements;
-    for (std::size_t from = 0; from < pending.size(); from += k_insert_rows) {
-      std::string sql = "INSERT INTO raw (bytes) VALUES ";
-      for (std::size_t j = from; j < std::min(pending.size(), from + k_insert_rows); ++j) {
-        sql += (j == from ? "(" : ",(") + connection.quote(pending[j].bytes) + ")";
-      }
-      statements.push_back(std::move(sql));
-    }
-    runs.push_back(std::move(statements));
+    runs.push_back(bl::self_bench::raw_inserts(
+        connection, bl::ledger::serialize_batch(bl::testing::fresh_batch("fleet", results))));
   }
   ready();
   std::vector<double> times;
@@ -96,7 +80,8 @@ std::vector<double> insert_under_lock(const std::string& uri, int results,
     const auto start = Clock::now();
     try {
       pqxx::work txn(connection);
-      txn.exec(std::string("SELECT pg_advisory_xact_lock(") + k_lock_key + ")");
+      txn.exec(std::string("SELECT pg_advisory_xact_lock(") + bl::ledger::postgres::k_lock_key +
+               ")");
       for (const std::string& sql : statements) txn.exec(sql);
       txn.commit();
       times.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count());
@@ -196,7 +181,7 @@ void BM_FleetRawInsert(benchmark::State& state) {
   {
     pqxx::connection connection(uri);
     pqxx::work txn(connection);
-    txn.exec("CREATE TABLE raw (seq bigserial, bytes text)");
+    txn.exec("CREATE TABLE raw (seq bigint, bytes text)");
     txn.commit();
   }
   for (auto _ : state) burst(state, uri, insert_under_lock);

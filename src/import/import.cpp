@@ -19,50 +19,6 @@ namespace {
 
 using namespace detail;
 
-// google-benchmark's JSON with the numbers it writes that JSON has no word for as null: its
-// reporter writes a non-finite double as NaN, -NaN, Infinity or -Infinity (older versions as the
-// stream writes it: nan, -nan, inf, -inf), which it does for the coefficient of variation of a
-// counter whose mean is 0, in every run with repetitions. Only tokens outside strings, between a
-// value's delimiters, are replaced.
-std::string non_finite_as_null(std::string_view text) {
-  static constexpr std::string_view k_tokens[] = {"-Infinity", "Infinity", "-NaN", "NaN",
-                                                  "-nan",      "nan",      "-inf", "inf"};
-  const auto delimiter = [](char c) {
-    return c == ',' || c == '}' || c == ']' || c == ':' || c == '[' || c == ' ' || c == '\n' ||
-           c == '\r' || c == '\t';
-  };
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[++i];
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if ((c == '-' || c == 'N' || c == 'I' || c == 'n' || c == 'i') &&
-        (i == 0 || delimiter(text[i - 1]))) {
-      const auto token = std::find_if(std::begin(k_tokens), std::end(k_tokens), [&](auto t) {
-        return text.substr(i, t.size()) == t &&
-               (i + t.size() == text.size() || delimiter(text[i + t.size()]));
-      });
-      if (token != std::end(k_tokens)) {
-        out += "null";
-        i += token->size() - 1;
-        continue;
-      }
-    }
-    out += c;
-  }
-  return out;
-}
-
 // Keys of a google-benchmark entry that are not user counters.
 const std::set<std::string>& google_fixed_keys() {
   static const std::set<std::string> keys = {"name",

@@ -1,6 +1,7 @@
 // The shared parts of the JSON importers.
 #include "import/json_input.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,45 @@ namespace benchledger::import::detail {
 void fail(const std::string& origin, const std::string& field, const std::string& problem) {
   if (field.empty()) throw Error(origin + ": the document: " + problem);
   throw Error(origin + ": field \"" + field + "\": " + problem);
+}
+
+std::string non_finite_as_null(std::string_view text) {
+  static constexpr std::string_view k_tokens[] = {"-Infinity", "Infinity", "-NaN", "NaN",
+                                                  "-nan",      "nan",      "-inf", "inf"};
+  const auto delimiter = [](char c) {
+    return c == ',' || c == '}' || c == ']' || c == ':' || c == '[' || c == ' ' || c == '\n' ||
+           c == '\r' || c == '\t';
+  };
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if ((c == '-' || c == 'N' || c == 'I' || c == 'n' || c == 'i') &&
+        (i == 0 || delimiter(text[i - 1]))) {
+      const auto token = std::find_if(std::begin(k_tokens), std::end(k_tokens), [&](auto t) {
+        return text.substr(i, t.size()) == t &&
+               (i + t.size() == text.size() || delimiter(text[i + t.size()]));
+      });
+      if (token != std::end(k_tokens)) {
+        out += "null";
+        i += token->size() - 1;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
 }
 
 json parse_json(std::string_view text, const std::string& origin) {

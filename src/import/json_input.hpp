@@ -28,6 +28,12 @@ using nlohmann::json;
 // (model::parse_bounded_json).
 json parse_json(std::string_view text, const std::string& origin);
 
+// The text with the non-finite numbers some writers put in JSON, which JSON has no word for,
+// as null: NaN, -NaN, Infinity, -Infinity and the stream's nan, -nan, inf, -inf, outside strings
+// and between a value's delimiters (google-benchmark writes NaN for the coefficient of variation
+// of a counter whose mean is 0). For a reader that takes such a number as absent.
+std::string non_finite_as_null(std::string_view text);
+
 // The words every importer ends a cut-short file's message with.
 inline constexpr std::string_view k_cut_short = "the output looks cut short";
 

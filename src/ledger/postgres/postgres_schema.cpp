@@ -12,8 +12,6 @@ namespace benchledger::ledger::postgres {
 
 namespace {
 
-// The key of the transaction-scoped advisory lock that orders appenders: "BENC".
-constexpr const char* k_lock_key = "1111838275";
 // Marks the table as a benchledger ledger, like SQLite's application_id.
 constexpr const char* k_table_comment = "benchledger ledger, schema benchledger/1";
 

@@ -9,6 +9,8 @@
 
 namespace benchledger::ledger::postgres {
 
+// The key of the transaction-scoped advisory lock that orders appenders: "BENC".
+inline constexpr const char* k_lock_key = "1111838275";
 // How long an appender waits for the lock (unless the session sets its own lock_timeout), and
 // how long one may sit idle inside its transaction: the SQLite store's busy timeout.
 inline constexpr const char* k_lock_timeout = "60s";
