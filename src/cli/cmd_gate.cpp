@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <system_error>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,9 +27,12 @@
 #include "cli/revision_steps.hpp"
 #include "cli/subcommand.hpp"
 #include "compare/comparison.hpp"
+#include "compare/explain.hpp"
 #include "gate/gate.hpp"
 #include "gate/steps.hpp"
 #include "gate/worktree.hpp"
+#include "ledger/artifacts.hpp"
+#include "ledger/series_filter.hpp"
 #include "model/redact.hpp"
 #include "report/compare_render.hpp"
 #include "report/failure_render.hpp"
@@ -50,6 +55,8 @@ struct GateCliOptions {
   std::optional<std::uint64_t> seed;  // of the pairs' order; else a fresh one
   std::optional<std::string> design;  // paired or pooled; else gate.design
   bool keep_worktrees = false;
+  bool no_profile = false;           // no profiling step after the rounds
+  std::vector<std::string> explain;  // cases to profile besides the regressed ones (globs)
   CompareFlags judging;
   const CLI::App* command = nullptr;  // which flags were given: they win over benchledger.json
 };
@@ -183,15 +190,104 @@ gate::GateSettings gate_settings(const GateCliOptions& options, const std::files
   return settings;
 }
 
+// The case keys of what was measured that match one of --explain's globs.
+std::set<std::string> asked_cases(const std::vector<std::string>& globs,
+                                  const gate::GateMeasurement& measured) {
+  std::set<std::string> keys;
+  if (globs.empty()) return keys;
+  for (const gate::PooledSide* side : {&measured.base, &measured.head}) {
+    for (const ResultRecord& result : side->results) {
+      if (ledger::case_matches(globs, result.bench, result.params))
+        keys.insert(case_key(result.bench, result.params));
+    }
+  }
+  return keys;
+}
+
+// Where the regressed (and asked-for) cases' instructions went, from the gate's profiling step:
+// the section under its comparison, with every case it could not count and why; the files of
+// the worktrees under `work` named by their path in the repository.
+std::optional<compare::RegressionProfiles> gate_profiles(const gate::GateMeasurement& measured,
+                                                         const compare::ComparisonReport& report,
+                                                         const std::filesystem::path& work,
+                                                         const std::filesystem::path& artifacts,
+                                                         const std::set<std::string>& asked) {
+  if (!measured.profiled) return std::nullopt;
+  const gate::ProfiledCases& profiled = *measured.profiled;
+  auto profiles = compare::explain_regressions(
+      report,
+      [&] {
+        return std::pair{compare::ExplainedSide{profiled.base, artifacts},
+                         compare::ExplainedSide{profiled.head, artifacts}};
+      },
+      asked);
+  if (!profiles) return profiles;
+  profiles->list_missing = true;
+  profiles->note =
+      "The gate counted each of these cases once more on both revisions under Valgrind's "
+      "callgrind, after its rounds. A profile counts instructions, not time: what a change costs "
+      "in I/O, in waiting (on locks, the disk, the network, other processes) or in the kernel is "
+      "not in it, so a regression in time that the instructions do not show went there.";
+  for (compare::CaseExplanation& c : profiles->explanation.cases) {
+    const auto why = profiled.missing.find(case_key(c.bench, c.params));
+    if (!c.diff && why != profiled.missing.end()) c.missing = why->second;
+    if (!c.diff) continue;
+    // The worktrees' files by their path in the repository: the worktrees are gone.
+    for (profile::FunctionChange& f : c.diff->functions) {
+      for (const char* side : {"base/", "head/"}) {
+        const std::string prefix = (work / side).string();
+        if (f.file && f.file->starts_with(prefix)) f.file = f.file->substr(prefix.size());
+      }
+    }
+  }
+  if (!profiles->unreadable.empty()) {
+    std::cerr << "gate: warning: the profiles of the regressed cases cannot be read: "
+              << profiles->unreadable << '\n';
+  }
+  return profiles;
+}
+
+// The two pooled runs appended to the gate's ledger, each result the profiling step counted
+// naming its profile, kept beside the ledger as a run keeps its own (a PostgreSQL ledger keeps
+// none), so that `benchledger explain base head` finds it later.
+void append_pooled_runs(ledger::Store& store, const gate::GateMeasurement& measured,
+                        const std::filesystem::path& artifacts) {
+  const std::optional<std::filesystem::path> kept =
+      measured.profiled ? ledger::artifact_directory(store.uri()) : std::nullopt;
+  for (const auto& [side, profiled] :
+       {std::pair{&measured.base, measured.profiled ? &measured.profiled->base : nullptr},
+        std::pair{&measured.head, measured.profiled ? &measured.profiled->head : nullptr}}) {
+    std::map<std::string, std::string> hashes;
+    if (kept && profiled != nullptr) {
+      for (const ResultRecord& counted : profiled->results) {
+        if (const auto hash = ledger::profile_hash(counted))
+          hashes.emplace(case_key(counted.bench, counted.params), *hash);
+      }
+    }
+    std::vector<Record> batch;
+    batch.emplace_back(side->run);
+    for (ResultRecord result : side->results) {
+      const auto hash = hashes.find(case_key(result.bench, result.params));
+      if (hash != hashes.end() && result.primary != "failed") {
+        ledger::put_artifact(*kept, ledger::read_artifact(artifacts, hash->second));
+        result.header.extra["profile"] = hash->second;
+      }
+      batch.emplace_back(std::move(result));
+    }
+    store.append(batch);
+  }
+}
+
 // The comparison in every form under --out, and as a table on standard output.
-void write_gate_outputs(const std::filesystem::path& out, const compare::ComparisonReport& report) {
+void write_gate_outputs(const std::filesystem::path& out, const compare::ComparisonReport& report,
+                        const compare::RegressionProfiles* profiles) {
   write_file(out / "comparison.md",
-             report::fit_comment(report::render_comparison_markdown(report), k_comment_limit,
-                                 "comparison.md in the job's artifacts"));
-  write_file(out / "comparison.json", report::render_comparison_json(report));
+             report::fit_comment(report::render_comparison_markdown(report, profiles),
+                                 k_comment_limit, "comparison.md in the job's artifacts"));
+  write_file(out / "comparison.json", report::render_comparison_json(report, profiles));
   write_file(out / "comparison.xml", report::render_comparison_junit(report));
-  write_file(out / "comparison.txt", report::render_comparison_table(report, false));
-  std::cout << report::render_comparison_table(report, use_colour(STDOUT_FILENO));
+  write_file(out / "comparison.txt", report::render_comparison_table(report, false, profiles));
+  std::cout << report::render_comparison_table(report, use_colour(STDOUT_FILENO), profiles);
   std::cout.flush();
   if (!std::cout) throw Error("cannot write the comparison to standard output");
 }
@@ -220,6 +316,18 @@ int run_gate(const GateCliOptions& options) {
   settings.judge = [&judgement](const gate::GateMeasurement& so_far, int look) {
     return judgement.look(so_far, look);
   };
+  // After the last look: the regressed cases, and those --explain asks for, counted once more
+  // under callgrind on both sides for where their instructions went (docs/profiles.md).
+  std::set<std::string> asked;
+  settings.profiles = work.path() / "profiles";
+  if (!options.no_profile) {
+    settings.profile_cases = [&](const gate::GateMeasurement& measured) {
+      asked = asked_cases(options.explain, measured);
+      std::set<std::string> keys = compare::regressed_cases(judgement.report(measured));
+      keys.insert(asked.begin(), asked.end());
+      return keys;
+    };
+  }
 
   // The runs are appended to --ledger, or to the ledger under --out that other gates may share:
   // chosen (and that one verified) before minutes of measuring, never truncated or replaced.
@@ -235,12 +343,7 @@ int run_gate(const GateCliOptions& options) {
     }
   }();
 
-  for (const gate::PooledSide* side : {&measured.base, &measured.head}) {
-    std::vector<Record> batch;
-    batch.emplace_back(side->run);
-    for (const ResultRecord& result : side->results) batch.emplace_back(result);
-    store->append(batch);
-  }
+  append_pooled_runs(*store, measured, settings.profiles);
 
   compare::ComparisonReport report = judgement.report(measured);
   if (!measured.undecided.empty()) {
@@ -251,7 +354,14 @@ int run_gate(const GateCliOptions& options) {
         report::plural(measured.undecided.size(), "case", "cases")));
   }
 
-  write_gate_outputs(out, report);
+  for (const std::string& glob : options.explain) {
+    if (asked_cases({glob}, measured).empty()) {
+      report.warnings.push_back(fmt::format(
+          "--explain {}: matches no case the gate measured, so none was profiled for it", glob));
+    }
+  }
+  const auto profiles = gate_profiles(measured, report, settings.work, settings.profiles, asked);
+  write_gate_outputs(out, report, profiles ? &*profiles : nullptr);
   std::cerr << fmt::format(
       "gate: {}: {} rounds a side ({} planned, {} {}), {}, {:.0f} s; runs {} (base) and {} (head) "
       "in {}; results in {}\n",
@@ -301,6 +411,13 @@ Runner add_gate_command(CLI::App& app) {
       ->check(CLI::IsMember({"paired", "pooled"}));
   sub->add_flag("--keep-worktrees", options->keep_worktrees,
                 "keep the checked-out and built revisions (their path is printed)");
+  sub->add_flag("--no-profile", options->no_profile,
+                "no profiling step: the regressed cases are not counted again under callgrind "
+                "for where their instructions went");
+  sub->add_option("--explain", options->explain,
+                  "CASE glob: profile these cases too, regressed or not (repeatable)")
+      ->take_all()
+      ->expected(1);
   add_compare_flags(*sub, options->judging);
   options->command = sub;
   sub->footer(

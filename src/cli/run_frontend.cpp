@@ -55,6 +55,9 @@ void add_run_options(CLI::App& app, RunOptions& o, bool native) {
       ->check(CLI::IsMember({"table", "json"}));
   app.add_flag("--quiet,-q", o.quiet, "no progress line and no warnings on stderr");
   app.add_flag("--dry-run", o.dry_run, "measure and print, append nothing");
+  app.add_option("--artifacts", o.artifacts,
+                 "with --dry-run: keep the profiles of --measure instructions in this directory, "
+                 "each named by its SHA-256, which the printed results name");
   app.add_flag("--list", o.list, "list the cases that would run, measure nothing");
   app.add_flag("--no-fork", o.no_fork,
                "run native cases in this process (a crash ends the run; no timeout)");
@@ -120,11 +123,15 @@ std::vector<Record> batch_of(const RunRecord& run, const std::vector<ResultRecor
 }
 
 // The profiles the results name, written beside the ledger before the records that name them
-// are appended, so that no record names an artifact that is not there. Where none can be kept
-// (a dry run, a PostgreSQL ledger) the results name none.
-void keep_profiles(const ledger::Store* store, RunRecord& run, Measured& measured) {
+// are appended, so that no record names an artifact that is not there; a dry run's go to
+// --artifacts when it names a directory. Where none can be kept (a dry run without --artifacts,
+// a PostgreSQL ledger) the results name none.
+void keep_profiles(const RunOptions& o, const ledger::Store* store, RunRecord& run,
+                   Measured& measured) {
   if (measured.artifacts.empty()) return;
-  const auto directory = store ? ledger::artifact_directory(store->uri()) : std::nullopt;
+  const auto directory = o.artifacts ? std::optional<std::filesystem::path>(*o.artifacts)
+                         : store     ? ledger::artifact_directory(store->uri())
+                                     : std::nullopt;
   if (!directory) {
     for (ResultRecord& result : measured.results) result.header.extra.erase("profile");
     if (store) {
@@ -168,7 +175,7 @@ int measure_and_append(const RunOptions& o, const RunRequest& request, const Run
     for (std::string& warning : repeated_imports(run, *store))
       run.warnings.push_back(model::redact_secrets(warning));
   }
-  keep_profiles(store.get(), run, measured);
+  keep_profiles(o, store.get(), run, measured);
   const std::vector<Record> batch = batch_of(run, measured.results);
   if (store) {
     store->append(batch);

@@ -28,6 +28,9 @@ struct RunOptions {
   std::string format = "table";
   bool quiet = false;
   bool dry_run = false;
+  // --artifacts: where a dry run keeps the profiles of --measure instructions (the gate's
+  // profiling step reads them from there); a ledger keeps its own beside it.
+  std::optional<std::string> artifacts;
   bool list = false;
   bool no_fork = false;
   std::vector<std::string> params;   // name=v1,v2

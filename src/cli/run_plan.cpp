@@ -172,6 +172,11 @@ RunRequest check_options(const RunOptions& o) {
       throw Error("--filter \"" + *o.filter + "\": not a regular expression: " + e.what());
     }
   }
+  if (o.artifacts && !o.dry_run) {
+    throw Error(
+        "--artifacts keeps the profiles of a --dry-run; a ledger keeps its own beside it "
+        "(docs/profiles.md)");
+  }
   request.overrides = parse_params(o.params);
   // Refused here, before a server is started for it; the run splits them again.
   if (o.pgbench) static_cast<void>(engine::split_pgbench_args(*o.pgbench));

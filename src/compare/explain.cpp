@@ -103,18 +103,26 @@ Explanation explain_cases(const ExplainedSide& base, const ExplainedSide& head,
       [&](const ResultRecord& r) { return keys.count(case_key(r.bench, r.params)) != 0; }, event);
 }
 
-std::optional<RegressionProfiles> explain_regressions(
-    const ComparisonReport& report,
-    const std::function<std::pair<ExplainedSide, ExplainedSide>()>& sides) {
+std::set<std::string> regressed_cases(const ComparisonReport& report) {
   std::set<std::string> regressed;
   for (const CaseComparison& c : report.cases) {
     if (c.verdict == Verdict::regression) regressed.insert(case_key(c.bench, c.params));
   }
-  if (regressed.empty()) return std::nullopt;
+  return regressed;
+}
+
+std::optional<RegressionProfiles> explain_regressions(
+    const ComparisonReport& report,
+    const std::function<std::pair<ExplainedSide, ExplainedSide>()>& sides,
+    const std::set<std::string>& asked) {
+  std::set<std::string> explained = regressed_cases(report);
+  explained.insert(asked.begin(), asked.end());
+  if (explained.empty()) return std::nullopt;
   RegressionProfiles out;
+  out.asked = !asked.empty();
   try {
     const auto [base, head] = sides();
-    out.explanation = explain_cases(base, head, regressed, profile::Event::instructions);
+    out.explanation = explain_cases(base, head, explained, profile::Event::instructions);
   } catch (const Error& e) {
     out.explanation = {};
     out.unreadable = e.what();

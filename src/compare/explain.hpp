@@ -56,14 +56,26 @@ struct RegressionProfiles {
   // `missing`. Empty when `unreadable` is set.
   Explanation explanation;
   std::string unreadable;  // why the profiles could not be read; empty when they were
+  // How the profiles were made, said under the section's heading, when not by the runs compared
+  // (the gate counts the cases once more for it); may be empty.
+  std::string note;
+  // Whether the table and Markdown list the cases without a profile too, with why: the gate's,
+  // which counted them for this section. compare's leave them out (most results have none).
+  bool list_missing = false;
+  bool asked = false;  // cases asked for besides the regressed ones are explained
 };
 
-// The cases of `report` whose verdict is regression, explained in instructions from the two
-// sides that `sides` returns (base, head; called once, and only when a case regressed). Nothing
-// when no case regressed. An Error from `sides` or from reading a profile (an artifact missing
-// or changed) is kept in `unreadable`, not thrown: the comparison stands without the section.
+// The cases of `report` whose verdict is regression, and those of `asked` (case keys), explained
+// in instructions from the two sides that `sides` returns (base, head; called once, and only when
+// there is a case to explain). Nothing when there is none. An Error from `sides` or from reading
+// a profile (an artifact missing or changed) is kept in `unreadable`, not thrown: the comparison
+// stands without the section.
 std::optional<RegressionProfiles> explain_regressions(
     const ComparisonReport& report,
-    const std::function<std::pair<ExplainedSide, ExplainedSide>()>& sides);
+    const std::function<std::pair<ExplainedSide, ExplainedSide>()>& sides,
+    const std::set<std::string>& asked = {});
+
+// The case keys of `report`'s cases whose verdict is regression.
+std::set<std::string> regressed_cases(const ComparisonReport& report);
 
 }  // namespace benchledger::compare

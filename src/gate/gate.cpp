@@ -25,6 +25,7 @@
 #include "model/failure.hpp"
 #include "model/output_tail.hpp"
 #include "model/redact.hpp"
+#include "process/process.hpp"
 #include "stats/sequential.hpp"
 
 namespace benchledger::gate {
@@ -310,6 +311,7 @@ class GateRun {
     m_out.rounds = m_out.planned_rounds;
     snapshot();
     if (m_settings.judge) extra_pairs(planned_seconds);
+    if (m_settings.profile_cases) profile_step(m_settings.profile_cases(m_out));
     return std::move(m_out);
   }
 
@@ -404,17 +406,18 @@ class GateRun {
     }
   }
 
+  // What a round runs, before its arguments: gate.program in the side's worktree, or
+  // `benchledger run`.
+  std::vector<std::string> measuring_program(const SideState& side) const {
+    const std::optional<std::string>& program = m_out.config.gate->program;
+    if (!program) return {m_settings.benchledger.string(), "run"};
+    const std::filesystem::path path(*program);
+    return {path.is_absolute() ? path.string() : (side.worktree->path() / path).string()};
+  }
+
   void measure_entry(SideState& side, std::size_t round, std::size_t entry,
                      const std::vector<std::string>& share, const std::vector<int>& cpus) {
-    const GateSpec& spec = *m_out.config.gate;
-    std::vector<std::string> argv;
-    if (spec.program) {
-      const std::filesystem::path program(*spec.program);
-      argv.push_back(program.is_absolute() ? program.string()
-                                           : (side.worktree->path() / program).string());
-    } else {
-      argv = {m_settings.benchledger.string(), "run"};
-    }
+    std::vector<std::string> argv = measuring_program(side);
     argv.insert(argv.end(), {"--dry-run", "--format", "json", "--quiet"});
     argv.insert(argv.end(), share.begin(), share.end());
     const std::string what = fmt::format(
@@ -548,6 +551,82 @@ class GateRun {
       look_at = stats::next_look(round);
     }
     if (m_out.budget > 0.0) m_out.undecided = std::move(undecided);
+  }
+
+  // Counts the cases `keys` once more on each side under callgrind, in the worktrees the rounds
+  // measured in, keeping their profiles in GateSettings::profiles. What fails here fails no gate:
+  // the case is left without a profile, and says why.
+  void profile_step(const std::set<std::string>& keys) {
+    if (keys.empty()) return;
+    ProfiledCases& out = m_out.profiled.emplace();
+    if (!process::find_program("valgrind")) {
+      for (const std::string& key : keys) {
+        out.missing.emplace(key,
+                            "Valgrind is not installed on this runner (Debian and Ubuntu: "
+                            "apt-get install valgrind), so the gate could not count it");
+      }
+      return;
+    }
+    for (SideState* side : {&m_base, &m_head})
+      profile_side(*side, keys, side == &m_base ? out.base : out.head, out.missing);
+  }
+
+  void profile_side(SideState& side, const std::set<std::string>& keys, compare::Side& into,
+                    std::map<std::string, std::string>& missing) {
+    // Each case by the first entry whose rounds measured it on this side.
+    std::map<std::size_t, std::vector<std::pair<std::string, Params>>> by_entry;
+    std::set<std::string> seen;
+    for (const MeasuredRound& measured : side.rounds) {
+      for (const ResultRecord& result : measured.data.results) {
+        const std::string key = case_key(result.bench, result.params);
+        if (keys.contains(key) && seen.insert(key).second)
+          by_entry[measured.entry].emplace_back(result.bench, result.params);
+      }
+    }
+    for (const auto& [entry, cases] : by_entry) {
+      const auto args = profile_arguments(m_run_list[entry].words, exact_case_filter(cases));
+      const auto no_profile = [&](const std::string& why) {
+        for (const auto& [bench, params] : cases) missing.emplace(case_key(bench, params), why);
+      };
+      if (!args) {
+        no_profile(
+            fmt::format("gate.run[{}] imports another harness's results: nothing of it "
+                        "runs under Valgrind",
+                        entry));
+        continue;
+      }
+      std::vector<std::string> argv = measuring_program(side);
+      argv.insert(argv.end(), {"--dry-run", "--format", "json", "--quiet", "--artifacts",
+                               m_settings.profiles.string()});
+      argv.insert(argv.end(), args->begin(), args->end());
+      const std::string what = fmt::format("profiling on {} ({}), gate.run[{}]", side.name,
+                                           short_commit(side.commit), entry);
+      say(fmt::format(
+          "profiling {} on {} under callgrind",
+          cases.size() == 1 ? std::string("1 case") : fmt::format("{} cases", cases.size()),
+          side.name));
+      log_line(m_settings, "== " + what + ": " + join(argv));
+      const StepRun done = run_step(m_executor, argv, side, true, {}, m_settings);
+      throw_if_stopped();
+      if (done.result.exit_code != 0 && done.result.exit_code != 1) {
+        no_profile(
+            fmt::format("counting it under callgrind on the {} failed ({}); the gate's "
+                        "log has its output",
+                        side.name, done.result.describe()));
+        continue;
+      }
+      Round counted = parse_round(done.result.output, what);
+      if (into.runs.empty()) into.runs.push_back(counted.run);
+      for (ResultRecord& result : counted.results) {
+        if (const auto failure = model::failure_of(result)) {
+          missing.emplace(case_key(result.bench, result.params),
+                          fmt::format("counting it under callgrind on the {} failed: {}", side.name,
+                                      model::describe(*failure)));
+        }
+        result.run = into.runs.front().header.id;
+        into.results.push_back(std::move(result));
+      }
+    }
   }
 
   const GateSettings& m_settings;

@@ -64,9 +64,21 @@ struct GateSettings {
   // Throws Error (HEAD_REV's stops the gate; BASE_REV's is set aside with a warning); `origin` is
   // how messages name the file (`benchledger.json at HEAD`). May be empty.
   std::function<void(const Config& config, const std::string& origin)> check_config;
+  // After the last look, while the worktrees are still there: the cases (case keys) to count once
+  // more on each side under callgrind for their functions' profiles (docs/profiles.md, "In the
+  // gate"), such as the regressed ones; none for no profiling step. Empty: no profiling step.
+  std::function<std::set<std::string>(const GateMeasurement& measured)> profile_cases;
+  std::filesystem::path profiles;  // the profiling step's artifacts (ledger/artifacts.hpp)
   // What starts every step (git, the builds, the rounds) and tells the time the budget is spent
   // against; must outlive the gate. Null: the real one, StepExecutor (gate/steps.hpp).
   process::Executor* executor = nullptr;
+};
+
+// The profiling step's counts: each side's results of the cases asked for, in one run, each
+// naming its profile in GateSettings::profiles; a case that has none on a side says why.
+struct ProfiledCases {
+  compare::Side base, head;
+  std::map<std::string, std::string> missing;  // case key: why it has no profile
 };
 
 struct GateMeasurement {
@@ -91,6 +103,7 @@ struct GateMeasurement {
   PooledSide base, head;  // labels `base` and `head`
   // Each case's and metric's pairs of rounds (round_pairs of the sides' rounds).
   std::map<std::string, std::map<std::string, compare::RoundCentres>> pairs;
+  std::optional<ProfiledCases> profiled;  // when the profiling step had cases to count
 };
 
 // A step of one side failed: its `gate.build`, its `prepare`, or a round's `benchledger run`

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <benchledger/error.hpp>
@@ -68,6 +69,52 @@ std::vector<std::vector<std::string>> round_arguments(const std::vector<std::str
     out.push_back(std::move(args));
   }
   return out;
+}
+
+std::optional<std::vector<std::string>> profile_arguments(const std::vector<std::string>& entry,
+                                                          const std::string& filter) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  for (; i < entry.size() && entry[i] != "--"; ++i) {
+    const std::string& word = entry[i];
+    for (const std::string flag : {"--import", "--pgbench"}) {
+      if (word == flag || word.starts_with(flag + "=")) return std::nullopt;
+    }
+    bool dropped = false;
+    for (const std::string flag :
+         {"--measure", "--runs", "--repetitions", "--warmup", "--filter"}) {
+      if (word == flag) {
+        ++i;  // and its value
+        dropped = true;
+      } else if (word.starts_with(flag + "=")) {
+        dropped = true;
+      }
+    }
+    if (!dropped) out.push_back(word);
+  }
+  out.insert(out.end(), {"--measure", "instructions:valgrind", "--repetitions", "1", "--warmup",
+                         "0", "--filter", filter});
+  out.insert(out.end(), entry.begin() + static_cast<std::ptrdiff_t>(std::min(i, entry.size())),
+             entry.end());
+  return out;
+}
+
+std::string exact_case_filter(const std::vector<std::pair<std::string, Params>>& cases) {
+  const auto escaped = [](const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+      if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  std::string alternatives;
+  for (const auto& [bench, params] : cases) {
+    std::string name = bench;
+    for (const auto& [key, value] : params) name += " " + key + "=" + to_string(value);
+    alternatives += (alternatives.empty() ? "" : "|") + escaped(name);
+  }
+  return "^(" + alternatives + ")$";
 }
 
 Round parse_round(const std::string& ndjson, const std::string& origin) {

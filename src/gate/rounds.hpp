@@ -4,7 +4,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchledger/record.hpp>
@@ -20,6 +22,18 @@ namespace benchledger::gate {
 // the entry's count is not a whole number.
 std::vector<std::vector<std::string>> round_arguments(const std::vector<std::string>& entry,
                                                       int rounds);
+
+// The arguments of `benchledger run` that count, once and under callgrind, the cases of one
+// gate.run entry that `filter` matches: the entry without its own --measure, --runs,
+// --repetitions, --warmup and --filter (words after `--` left alone), then `--measure
+// instructions:valgrind --repetitions 1 --warmup 0 --filter FILTER`. Nothing for an entry that
+// imports another harness's results (--import, --pgbench): nothing of it runs under Valgrind.
+std::optional<std::vector<std::string>> profile_arguments(const std::vector<std::string>& entry,
+                                                          const std::string& filter);
+
+// A --filter that matches exactly the cases `cases` (bench and params) by the name `run` gives
+// each (`bench key=value …`).
+std::string exact_case_filter(const std::vector<std::pair<std::string, Params>>& cases);
 
 // What one round of one side wrote: `benchledger run --dry-run --format json` records.
 struct Round {

@@ -129,22 +129,18 @@ void write_explanation_text(std::ostream& out, const compare::Explanation& expla
 
 void write_explanation_markdown(std::ostream& out, const compare::Explanation& explanation,
                                 std::size_t top) {
-  bool heading = false;
   for (const compare::CaseExplanation& c : explanation.cases) {
     if (!c.diff || c.diff->functions.empty()) continue;
     const profile::ProfileDiff& d = *c.diff;
-    if (!heading) {
-      out << "\n### Where the regressed cases' " << profile::to_string(d.event)
-          << " went\n\nSelf cost per operation of each function, from the profiles of `run "
-             "--measure instructions` under Valgrind (`benchledger explain` for all of them).\n";
-      heading = true;
-    }
     const std::string name = case_name(c);
     const profile::FunctionChange& first = d.functions.front();
-    out << fmt::format("\n<details><summary>{}: {} {} → {}; most in {} ({}{})</summary>\n\n",
-                       escape_html(name), profile::to_string(d.event), count(d.base_total),
-                       count(d.head_total), escape_html(first.name), signed_count(first.change),
-                       first.share ? ", " + share(first.share) + " of the change" : "");
+    const std::string most =
+        first.change == 0
+            ? std::string("no function's self cost changed")
+            : fmt::format("most in {} ({}{})", escape_html(first.name), signed_count(first.change),
+                          first.share ? ", " + share(first.share) + " of the change" : "");
+    out << fmt::format("\n<details><summary>{}: {} {} → {}; {}</summary>\n\n", escape_html(name),
+                       profile::to_string(d.event), count(d.base_total), count(d.head_total), most);
     out << "| function | base | head | change | share | where |\n|---|--:|--:|--:|--:|---|\n";
     const std::size_t shown = std::min(top, d.functions.size());
     for (std::size_t i = 0; i < shown; ++i) {
@@ -191,21 +187,48 @@ void write_explanation_json(std::ostream& out, const compare::Explanation& expla
       << '\n';
 }
 
+namespace {
+
+// Whether the section has anything to show: a case with a diff, or (listing them) one without.
+bool shows_anything(const compare::RegressionProfiles& profiles) {
+  return std::any_of(profiles.explanation.cases.begin(), profiles.explanation.cases.end(),
+                     [&](const compare::CaseExplanation& c) {
+                       return (c.diff && !c.diff->functions.empty()) ||
+                              (!c.diff && profiles.list_missing);
+                     });
+}
+
+// What the section is of: `the regressed cases' instructions`.
+std::string section_subject(const compare::RegressionProfiles& profiles) {
+  const compare::CaseExplanation* any = nullptr;
+  for (const compare::CaseExplanation& c : profiles.explanation.cases) {
+    if (c.diff) any = &c;
+  }
+  const std::string event =
+      any ? std::string(profile::to_string(any->diff->event)) : std::string("instructions");
+  return profiles.asked ? "the " + event + " of the regressed cases and of those asked for"
+                        : "the regressed cases' " + event;
+}
+
+}  // namespace
+
 void write_regression_profiles_text(std::ostream& out,
                                     const compare::RegressionProfiles& profiles) {
   if (!profiles.unreadable.empty()) {
     out << "\nthe profiles of the regressed cases cannot be read: " << profiles.unreadable << '\n';
     return;
   }
-  bool heading = false, capped_anywhere = false;
+  if (!shows_anything(profiles)) return;
+  out << "\nwhere " << section_subject(profiles)
+      << " went: self cost per operation of each function, from the profiles of run --measure "
+         "instructions under Valgrind (benchledger explain for all of them)\n";
+  if (!profiles.note.empty()) out << profiles.note << '\n';
+  bool capped_anywhere = false;
   for (const compare::CaseExplanation& c : profiles.explanation.cases) {
-    if (!c.diff || c.diff->functions.empty()) continue;
-    if (!heading) {
-      out << "\nwhere the regressed cases' " << profile::to_string(c.diff->event)
-          << " went: self cost per operation of each function, from the profiles of run "
-             "--measure instructions under Valgrind (benchledger explain for all of them)\n";
-      heading = true;
+    if (!c.diff && profiles.list_missing) {
+      out << fmt::format("\n{}: no profile: {}\n", case_name(c), c.missing);
     }
+    if (!c.diff || c.diff->functions.empty()) continue;
     out << '\n';
     capped_anywhere = write_case_text(out, case_name(c), *c.diff, k_section_top) || capped_anywhere;
   }
@@ -219,12 +242,27 @@ void write_regression_profiles_markdown(std::ostream& out,
         << escape_markdown(profiles.unreadable) << '\n';
     return;
   }
+  if (!shows_anything(profiles)) return;
+  out << "\n### Where " << section_subject(profiles)
+      << " went\n\nSelf cost per operation of each function, from the profiles of `run "
+         "--measure instructions` under Valgrind (`benchledger explain` for all of them).\n";
+  if (!profiles.note.empty()) out << '\n' << escape_markdown(profiles.note) << '\n';
   write_explanation_markdown(out, profiles.explanation, k_section_top);
+  if (!profiles.list_missing) return;
+  bool listed = false;
+  for (const compare::CaseExplanation& c : profiles.explanation.cases) {
+    if (c.diff) continue;
+    if (!listed) out << "\nNo profile:\n\n";
+    listed = true;
+    out << fmt::format("- {}: {}\n", escape_markdown(case_name(c)), escape_markdown(c.missing));
+  }
 }
 
 nlohmann::ordered_json regression_profiles_json(const compare::RegressionProfiles& profiles) {
   if (!profiles.unreadable.empty()) return {{"unreadable", profiles.unreadable}};
-  return explanation_json(profiles.explanation);
+  nlohmann::ordered_json out = explanation_json(profiles.explanation);
+  if (!profiles.note.empty()) out["note"] = profiles.note;
+  return out;
 }
 
 }  // namespace benchledger::report

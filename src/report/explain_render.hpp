@@ -17,9 +17,9 @@ namespace benchledger::report {
 void write_explanation_text(std::ostream& out, const compare::Explanation& explanation,
                             std::size_t top);
 
-// For compare's Markdown: a heading, then for each case with a diff one collapsed <details> whose
-// summary names the function with the largest change and whose table shows the `top` largest
-// (function, base, head, change, share, file:line). Nothing when no case has a diff.
+// For compare's Markdown: for each case with a diff one collapsed <details> whose summary names
+// the function with the largest change and whose table shows the `top` largest (function, base,
+// head, change, share, file:line).
 void write_explanation_markdown(std::ostream& out, const compare::Explanation& explanation,
                                 std::size_t top);
 
@@ -30,11 +30,12 @@ nlohmann::ordered_json explanation_json(const compare::Explanation& explanation)
 // explanation_json(), dumped with an indent of 2 and a '\n'.
 void write_explanation_json(std::ostream& out, const compare::Explanation& explanation);
 
-// The section under a comparison (compare's formats): the regressed cases' functions, as the
-// explanation's outputs show them; a line saying why instead when the profiles could not be read.
-// The table and Markdown show the cases with a diff only, each with its k_section_top largest
-// changes (nothing when no case has one); JSON has every function of every regressed case as
-// explanation_json() does, or {"unreadable": why}.
+// The section under a comparison (compare's and the gate's formats): the regressed cases'
+// functions, as the explanation's outputs show them, under a heading and the profiles' `note`; a
+// line saying why instead when the profiles could not be read. The table and Markdown show the
+// cases with a diff, each with its k_section_top largest changes, and with `list_missing` the
+// others with why they have none (nothing at all when there is nothing to show); JSON has every
+// function of every case as explanation_json() does, and the note, or {"unreadable": why}.
 inline constexpr std::size_t k_section_top = 5;
 void write_regression_profiles_text(std::ostream& out, const compare::RegressionProfiles& profiles);
 void write_regression_profiles_markdown(std::ostream& out,

@@ -980,6 +980,103 @@ def scenario_killed(s):
         fail(f"expected the repository and the two kept worktrees: {listed}")
 
 
+def work_program(added):
+    """A C program whose head adds work in one named function (`added_work`)."""
+    call = "  value = added_work(value);\n" if added else ""
+    return f"""#include <stdint.h>
+#include <stdio.h>
+
+__attribute__((noinline)) static uint64_t base_work(uint64_t seed) {{
+  for (int i = 0; i < 5000000; ++i) seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  return seed;
+}}
+
+__attribute__((noinline)) static uint64_t added_work(uint64_t seed) {{
+  for (int i = 0; i < 5000000; ++i) seed = (seed ^ (seed >> 7)) * 2862933555777941757ULL + 3;
+  return seed;
+}}
+
+int main(void) {{
+  uint64_t value = base_work(1);
+{call}  printf("%llu\\n", (unsigned long long)value);
+  return 0;
+}}
+"""
+
+
+def scenario_profiled(s):
+    """A regression in wall time is explained after the rounds: both sides counted once more under
+    callgrind, the head's added function first in the comment, the table and the JSON, the profile
+    named by the head's pooled result and kept beside the gate's ledger; --explain profiles a case
+    that did not regress, --no-profile counts nothing."""
+    need("valgrind", "valgrind")
+    need("cc", "gcc")
+    config = {"gate": {"build": "cc -O1 -g -o work work.c",
+                       "run": ["--name work --runs 12 --warmup 1 -- ./work"],
+                       "rounds": 4, "design": "pooled"}}
+    s.commit({"work.c": work_program(False),
+              "benchledger.json": json.dumps(config, indent=2) + "\n"}, "base")
+    s.commit({"work.c": work_program(True)}, "head: added_work")
+    done = s.run_gate("--metric", "wall", "--budget", "0")
+    expect_status(done, 1)
+    expect_outputs(s)
+    report = s.comparison()
+    if verdicts(report).get(("work", "wall")) != "regression":
+        fail(f"expected work/wall to be a regression: {verdicts(report)}")
+    cases = report.get("profiles", {}).get("cases", [])
+    if len(cases) != 1 or not cases[0].get("functions"):
+        fail(f"expected one profiled case in comparison.json: {report.get('profiles')}")
+    first = cases[0]["functions"][0]
+    if not first["name"].startswith("added_work") or first["share"] < 0.9:
+        fail(f"expected added_work first with at least 90% of the change: {first}")
+    if not (first["file"] or "").endswith("work.c") or not first["line"]:
+        fail(f"expected added_work's file and line: {first}")
+    if "counts instructions, not time" not in report["profiles"].get("note", ""):
+        fail(f"the JSON's note does not say what a profile leaves out: {report['profiles']}")
+    comment = (s.out / "comparison.md").read_text()
+    for wanted in ("### Where the regressed cases' instructions went",
+                   "<details><summary>work: instructions",
+                   "most in added_work", "A profile counts instructions, not time"):
+        if wanted not in comment:
+            fail(f"comparison.md lacks {wanted!r}:\n{comment}")
+    table = (s.out / "comparison.txt").read_text()
+    if "where the regressed cases' instructions went" not in table or "added_work" not in table:
+        fail(f"comparison.txt lacks the profiles:\n{table}")
+    log = (s.out / "gate.log").read_text()
+    if len(re.findall(r"^== profiling on (base|head) ", log, re.M)) != 2:
+        fail("gate.log does not show one profiling count a side")
+    # The head's pooled result names its profile, kept beside the ledger: explain reads it later.
+    runs, results = ledger_runs(s.out / "ledger.ndjson")
+    if not all(r.get("profile") for r in results):
+        fail(f"the pooled results do not name their profiles: {results}")
+    expect_verified(s, s.out / "ledger.ndjson", 4)
+    explained = benchledger(s, "explain", "base", "head", "--ledger", str(s.out / "ledger.ndjson"),
+                            "--format", "json")
+    expect_status(explained, 0)
+    if not json.loads(explained.stdout)["cases"][0]["functions"][0]["name"].startswith(
+            "added_work"):
+        fail(f"explain of the gate's runs does not put added_work first: {explained.stdout}")
+
+    # --explain profiles a case that did not regress; --no-profile counts nothing.
+    s.commit({"NEWS": "nothing measured changes\n"}, "head: news")
+    done = s.run_gate("--metric", "wall", "--budget", "0", "--threshold", "200",
+                      "--explain", "work", "--explain", "nothing*")
+    expect_status(done, 0)
+    profiles = s.comparison().get("profiles", {})
+    if [c["bench"] for c in profiles.get("cases", [])] != ["work"]:
+        fail(f"--explain work did not profile work: {profiles}")
+    comment = (s.out / "comparison.md").read_text()
+    if "of the regressed cases and of those asked for" not in comment:
+        fail(f"comparison.md does not say the cases were asked for:\n{comment}")
+    if "--explain nothing\\*: matches no case the gate measured" not in comment:
+        fail(f"comparison.md does not say that --explain nothing* matched nothing:\n{comment}")
+    done = s.run_gate("--metric", "wall", "--budget", "0", "--threshold", "200", "--no-profile",
+                      "--explain", "work")
+    expect_status(done, 0)
+    if "profiles" in s.comparison() or "== profiling on" in (s.out / "gate.log").read_text():
+        fail("--no-profile still profiled")
+
+
 SCENARIOS = {name[len("scenario_"):]: f for name, f in globals().items()
              if name.startswith("scenario_")}
 

@@ -15,8 +15,9 @@ add_test(NAME gate_ci_script_cli_test
                  $<TARGET_FILE:benchledger_cli> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/go-cache)
 set_tests_properties(gate_ci_script_cli_test PROPERTIES LABELS cli)
 # What a gate that fails shows: a crashed benchmark's stderr, a failed build's or prepare's comment,
-# a gate.run entry refused before anything is checked out, a killed gate's worktrees removed.
-foreach(scenario crash_output step_failed entry_checked killed)
+# a gate.run entry refused before anything is checked out, a killed gate's worktrees removed; where
+# a regression's instructions went.
+foreach(scenario crash_output step_failed entry_checked killed profiled)
   add_test(NAME gate_${scenario}_cli_test
            COMMAND ${BENCHLEDGER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/gate_test.py
                    ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${scenario})

@@ -2,6 +2,7 @@
 // metadata compare judges them by intact.
 #include <catch2/catch.hpp>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,30 @@ TEST_CASE("without a count the default 10 is shared; fewer runs than rounds make
 TEST_CASE("an import is run whole in every round") {
   const Words entry = {"--import", "google-benchmark", "gb.json"};
   CHECK(gate::round_arguments(entry, 3) == std::vector<Words>{entry, entry, entry});
+}
+
+TEST_CASE("a profiling count replaces the entry's measuring flags, the command left alone") {
+  const Words entry = {
+      "--name",   "w", "--runs", "12",  "--warmup=2", "--measure", "time",
+      "--filter", "x", "--",     "app", "--runs",     "2",         "--measure=time"};
+  const auto args = gate::profile_arguments(entry, "^(w)$");
+  REQUIRE(args);
+  CHECK(*args == Words{"--name", "w", "--measure", "instructions:valgrind", "--repetitions", "1",
+                       "--warmup", "0", "--filter", "^(w)$", "--", "app", "--runs", "2",
+                       "--measure=time"});
+  CHECK_FALSE(gate::profile_arguments({"--import", "google-benchmark", "gb.json"}, "x"));
+  CHECK_FALSE(gate::profile_arguments({"--pgbench=-c 4 -T 10"}, "x"));
+}
+
+TEST_CASE("the profiling filter matches its cases' names exactly, regex characters and all") {
+  const std::string filter = gate::exact_case_filter(
+      {{"sort/copy", {{"n", ParamValue(std::int64_t{1000})}}}, {"a+b (x)", {}}});
+  const std::regex re(filter);
+  CHECK(std::regex_search(std::string("sort/copy n=1000"), re));
+  CHECK(std::regex_search(std::string("a+b (x)"), re));
+  CHECK_FALSE(std::regex_search(std::string("sort/copy n=10000"), re));
+  CHECK_FALSE(std::regex_search(std::string("sort/copy"), re));
+  CHECK_FALSE(std::regex_search(std::string("aab (x)"), re));
 }
 
 namespace {
