@@ -59,6 +59,7 @@ Explanation explain_matching(const ExplainedSide& base, const ExplainedSide& hea
                                          : "the head's result has no profile");
     } else {
       explained.diff = profile::diff_profiles(*base_profile, *head_profile, event);
+      explained.flame = profile::differential_flame_graph(*base_profile, *head_profile);
     }
     out.cases.push_back(std::move(explained));
   };

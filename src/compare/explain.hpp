@@ -13,6 +13,7 @@
 #include <benchledger/record.hpp>
 
 #include "compare/comparison.hpp"
+#include "profile/flame_graph.hpp"
 #include "profile/profile_diff.hpp"
 
 namespace benchledger::compare {
@@ -23,6 +24,9 @@ struct CaseExplanation {
   Params params;
   std::optional<profile::ProfileDiff> diff;
   std::string missing;  // empty with a diff: "the base's result has no profile", ...
+  // The two call graphs as a differential flame graph (the HTML report's); empty when a profile
+  // keeps no call graph.
+  profile::FlameGraph flame = {};
 };
 
 struct Explanation {

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -40,6 +42,8 @@ struct FunctionKey {
 struct FunctionSums {
   EventSums sums{};
   std::optional<std::int64_t> line;
+  // The inclusive instructions of its calls, by callee.
+  std::map<FunctionKey, double> calls;
 };
 
 CacheEvents to_events(const EventSums& s) {
@@ -105,9 +109,12 @@ class CallgrindReader {
     } else if (starts(line, "fi=") || starts(line, "fe=")) {
       m_cost_file = file_name(name_in(m_files, std::string_view(line).substr(3)));
     } else if (starts(line, "cfn=")) {
-      std::ignore = name_in(m_functions, std::string_view(line).substr(4));
+      // The callee's file is the caller's unless a cfi= or cfl= line named another.
+      m_callee = function_name(name_in(m_functions, std::string_view(line).substr(4)),
+                               m_callee_file.value_or(m_function_file));
+      m_callee_file.reset();
     } else if (starts(line, "cfi=") || starts(line, "cfl=")) {
-      std::ignore = name_in(m_files, std::string_view(line).substr(4));
+      m_callee_file = file_name(name_in(m_files, std::string_view(line).substr(4)));
     } else if (starts(line, "ob=")) {
       std::ignore = name_in(m_objects, std::string_view(line).substr(3));
     } else if (starts(line, "cob=")) {
@@ -115,6 +122,7 @@ class CallgrindReader {
     } else if (starts(line, "calls=") || starts(line, "jump=") || starts(line, "jcnd=")) {
       // The next cost line is the call's inclusive cost (or a jump's source), not self cost.
       m_next_is_call = true;
+      m_next_call_counts = starts(line, "calls=");
     } else if (starts(line, "events:")) {
       read_events(std::string_view(line).substr(7));
     } else if (starts(line, "positions:")) {
@@ -175,35 +183,48 @@ class CallgrindReader {
         fail("\"" + std::string(word) + "\" is not a position");
       last = relative ? last + value : value;
     }
+    if (m_sums == nullptr) fail("a cost line before any \"fn=\" line");
     if (m_next_is_call) {
       m_next_is_call = false;
+      if (m_next_call_counts && m_callee) {
+        const auto ir = std::find(m_columns.begin(), m_columns.end(), 0);
+        const std::size_t at = m_positions + static_cast<std::size_t>(ir - m_columns.begin());
+        if (at < parts.size()) m_sums->calls[*m_callee] += count_in(parts[at]);
+      }
       return;
     }
-    if (m_sums == nullptr) fail("a cost line before any \"fn=\" line");
     FunctionSums& sums = *m_sums;
     for (std::size_t i = m_positions; i < parts.size(); ++i) {
       const std::size_t column = i - m_positions;
       if (column >= m_columns.size()) fail("more costs than events");
-      std::uint64_t cost = 0;
-      const std::string_view word = parts[i];
-      const auto [at, error] = std::from_chars(word.data(), word.data() + word.size(), cost);
-      if (error != std::errc() || at != word.data() + word.size())
-        fail("\"" + std::string(word) + "\" is not a count");
-      if (m_columns[column] >= 0) sums.sums[m_columns[column]] += static_cast<double>(cost);
+      const double cost = count_in(parts[i]);
+      if (m_columns[column] >= 0) sums.sums[m_columns[column]] += cost;
     }
     const std::int64_t source_line = m_last_position[std::min<std::size_t>(line_column, 1)];
     if (source_line > 0 && m_cost_file == m_function_file && !m_function_file.empty())
       sums.line = sums.line ? std::min(*sums.line, source_line) : source_line;
   }
 
-  // `fib(long)'2`: callgrind's name for a recursion level (--separate-recs); one function.
+  double count_in(std::string_view word) const {
+    std::uint64_t cost = 0;
+    const auto [at, error] = std::from_chars(word.data(), word.data() + word.size(), cost);
+    if (error != std::errc() || at != word.data() + word.size())
+      fail("\"" + std::string(word) + "\" is not a count");
+    return static_cast<double>(cost);
+  }
+
   FunctionKey function_name(const std::string& name) const {
+    return function_name(name, m_function_file);
+  }
+
+  // `fib(long)'2`: callgrind's name for a recursion level (--separate-recs); one function.
+  static FunctionKey function_name(const std::string& name, const std::string& file) {
     std::string plain = name;
     const auto quote = plain.rfind('\'');
     if (quote != std::string::npos && quote + 1 < plain.size() &&
         plain.find_first_not_of("0123456789", quote + 1) == std::string::npos)
       plain.resize(quote);
-    return FunctionKey{demangle(plain), m_function_file};
+    return FunctionKey{demangle(plain), file};
   }
 
   static std::string file_name(const std::string& name) { return name == "???" ? "" : name; }
@@ -218,7 +239,52 @@ class CallgrindReader {
   FunctionSums* m_sums = nullptr;  // the current function's, in m_into
   std::string m_function_file, m_cost_file;
   bool m_next_is_call = false;
+  bool m_next_call_counts = false;           // the next cost line is a call's (not a jump's)
+  std::optional<FunctionKey> m_callee;       // of the last cfn= line
+  std::optional<std::string> m_callee_file;  // of a cfi= or cfl= line before a cfn= line
 };
+
+// The k_call_graph_functions functions of most inclusive instructions and the calls among them.
+CallGraph call_graph_of(const std::map<FunctionKey, FunctionSums>& sums, double per) {
+  struct Ranked {
+    const FunctionKey* key;
+    const FunctionSums* function;
+    double inclusive;
+  };
+  std::vector<Ranked> ranked;
+  for (const auto& [key, function] : sums) {
+    double inclusive = function.sums[0];
+    for (const auto& [callee, instructions] : function.calls) {
+      if (callee.name != key.name || callee.file != key.file) inclusive += instructions;
+    }
+    if (inclusive > 0) ranked.push_back({&key, &function, inclusive});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.inclusive != b.inclusive) return a.inclusive > b.inclusive;
+    return std::tie(a.key->name, a.key->file) < std::tie(b.key->name, b.key->file);
+  });
+  if (ranked.size() > k_call_graph_functions) ranked.resize(k_call_graph_functions);
+  CallGraph graph;
+  std::map<FunctionKey, std::size_t> index;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    graph.functions.push_back({ranked[i].key->name, ranked[i].inclusive / per});
+    index.emplace(*ranked[i].key, i);
+  }
+  for (std::size_t caller = 0; caller < ranked.size(); ++caller) {
+    std::map<std::optional<std::size_t>, double> to;
+    for (const auto& [callee_key, instructions] : ranked[caller].function->calls) {
+      const auto callee = index.find(callee_key);
+      if (callee != index.end() && callee->second == caller) continue;  // a recursion
+      if (callee == index.end() && callee_key.name == ranked[caller].key->name &&
+          callee_key.file == ranked[caller].key->file)
+        continue;
+      to[callee == index.end() ? std::nullopt : std::optional(callee->second)] += instructions;
+    }
+    for (const auto& [callee, instructions] : to)
+      graph.calls.push_back({caller, callee, instructions / per});
+  }
+  return graph;
+}
 
 }  // namespace
 
@@ -274,6 +340,7 @@ Profile read_callgrind_profile(const std::vector<std::filesystem::path>& files, 
   }
   if (functions.size() > kept) functions.resize(kept);
   profile.functions = std::move(functions);
+  profile.call_graph = call_graph_of(sums, per);
   return profile;
 }
 

@@ -1,7 +1,8 @@
 // A per-function profile of one counted case (docs/profiles.md): the self cost of each function,
 // in instructions executed (callgrind's Ir) and in the cycles estimated from callgrind's cache
-// simulation, per operation of the case, like its `instructions` metric. Inclusive cost is not
-// kept. Only the costliest functions are kept by name; the rest are added up in `other`.
+// simulation, per operation of the case, like its `instructions` metric, and the inclusive
+// instructions of the calls between them (the call graph a flame graph is drawn from). Only the
+// costliest functions are kept by name; the rest are added up in `other`.
 #pragma once
 
 #include <cstddef>
@@ -31,12 +32,37 @@ struct FunctionCost {
   bool operator==(const FunctionCost&) const = default;
 };
 
+// The call graph among the functions of most inclusive cost (themselves and what they call),
+// which a flame graph is drawn from: the functions a profile keeps by self cost miss the thin
+// callers (main, dispatchers) that every path goes through.
+struct CallGraph {
+  struct Function {
+    std::string name;
+    double inclusive = 0;  // instructions per operation, recursion counted once
+    bool operator==(const Function&) const = default;
+  };
+  // Calls from one function to another (or to any function not kept here): their inclusive
+  // instructions, what callgrind charges to the calls from that caller to that callee. A call of
+  // a function to itself (a recursion, whose inclusive cost callgrind counts once a level) is not
+  // kept.
+  struct Call {
+    std::size_t caller = 0;             // index in functions
+    std::optional<std::size_t> callee;  // the same; nothing: a function not kept here
+    double instructions = 0;            // per operation
+    bool operator==(const Call&) const = default;
+  };
+  std::vector<Function> functions;  // the costliest by inclusive instructions, in that order
+  std::vector<Call> calls;          // by caller, then callee
+  bool operator==(const CallGraph&) const = default;
+};
+
 struct Profile {
   Cost total;                           // every function's self cost: the case's count
   std::vector<FunctionCost> functions;  // the costliest by self instructions, in that order
   std::int64_t other_functions = 0;     // how many functions were added up in `other`
   Cost other;
   std::int64_t processes = 0;  // the callgrind output files (processes) merged
+  CallGraph call_graph;        // empty in a profile made before call graphs were kept
   bool operator==(const Profile&) const = default;
 };
 
@@ -53,6 +79,8 @@ double estimated_cycles(const CacheEvents& events);
 
 // The functions a profile keeps by name: about 15 KB of JSON a case.
 inline constexpr std::size_t k_kept_functions = 100;
+// The functions its call graph keeps, by inclusive cost.
+inline constexpr std::size_t k_call_graph_functions = 100;
 
 // Merges callgrind output files (one per process; `--cache-sim=yes`, positions by line) into one
 // profile: the self cost of each function summed over the files, divided by `ops` (an operation

@@ -1,6 +1,6 @@
-// Under a comparison, HTML only: where each regressed case's instructions went, a chart a case
-// (docs/profiles.md). The profiles keep each function's self cost and no call stacks, so the
-// chart ranks functions side by side; it does not stack callees on callers as a flame graph does.
+// Under a comparison, HTML only: where each regressed case's instructions went (docs/profiles.md),
+// a chart of its functions' self cost side by side, and a differential flame graph from the two
+// profiles' call graphs.
 #include <algorithm>
 #include <cmath>
 
@@ -89,15 +89,42 @@ ProfileChart chart_of(const compare::CaseExplanation& c) {
   return chart;
 }
 
+// The case's differential flame graph, from the two profiles' call graphs.
+FlameChart flame_of(const compare::CaseExplanation& c) {
+  const profile::FlameGraph& graph = c.flame;
+  FlameChart chart;
+  chart.title = fmt::format("{}: calls, base against head", case_label(c.bench, c.params));
+  chart.note = "width: the head's inclusive instructions on each path of calls";
+  chart.width = graph.width;
+  chart.depth = graph.depth;
+  for (const profile::FlameFrame& f : graph.frames) {
+    const double change = f.head - f.base;
+    const double larger = std::max(f.base, f.head);
+    std::string tip = fmt::format("{}: base {}, head {}, change {}", f.name, cost_text(f.base),
+                                  cost_text(f.head), signed_cost_text(change));
+    if (f.base > 0) tip += fmt::format(" ({})", format_change(change / f.base));
+    if (f.file) tip += "; " + *f.file + (f.line ? fmt::format(":{}", *f.line) : "");
+    chart.boxes.push_back(
+        {f.name, f.depth, f.start, f.head, change, larger > 0 ? change / larger : 0, tip});
+  }
+  return chart;
+}
+
 }  // namespace
 
 ChartGroup profile_charts(const ComparisonSection& section) {
   ChartGroup group;
   if (!section.profiles) return group;
+  bool flames = false;
+  std::size_t charted = 0;
   for (const compare::CaseExplanation& c : section.profiles->explanation.cases) {
     if (!c.diff || c.diff->functions.empty()) continue;
-    if (group.charts.size() == k_max_charted_cases) break;
+    if (charted++ == k_max_charted_cases) break;
     group.charts.emplace_back(chart_of(c));
+    if (!c.flame.frames.empty()) {
+      group.charts.emplace_back(flame_of(c));
+      flames = true;
+    }
   }
   if (group.charts.empty()) return group;
   group.heading = "Where the regressed cases' instructions went";
@@ -106,10 +133,17 @@ ChartGroup profile_charts(const ComparisonSection& section) {
       plain("Self cost per operation of each function, from the profiles of "),
       code("run --measure instructions"),
       plain(" under Valgrind: the functions whose cost changed most, a bar each, its length the "
-            "head's cost, coloured by the change (red slower, blue faster). The profiles keep no "
-            "call stacks, so this is not a flame graph: a bar is one function's own cost, not "
-            "what it calls. "),
+            "head's cost, coloured by the change (red slower, blue faster). "),
       code("benchledger explain"), plain(" lists every function.")};
+  if (flames) {
+    group.intro.push_back(plain(
+        " Under each, a differential flame graph: each function stacked on its caller, its width "
+        "what the head spends on that path (itself and what it calls), coloured by the change "
+        "since the base. Callgrind keeps the cost of each call between two functions, not whole "
+        "stacks: below a function called from several places, its callees are shared out in "
+        "proportion to each caller's calls. A path the head no longer takes has no width; the "
+        "bars above show what it cost."));
+  }
   return group;
 }
 

@@ -133,7 +133,28 @@ struct ProfileChart {
   std::vector<ProfileBar> bars;
 };
 
-using Chart = std::variant<LineChart, DistributionChart, ProfileChart>;
+// One frame of a FlameChart: a function on one path of calls, `depth` calls from a root.
+struct FlameBox {
+  std::string name;
+  std::size_t depth = 0;
+  double start = 0, width = 0;  // in the head's cost, of FlameChart::width
+  double change = 0;            // head - base on this path
+  double relative = 0;          // the change against the larger side, -1 to 1
+  std::string tip;              // tooltip text: function, path cost on both sides, change
+};
+
+// A differential flame graph (profile/flame_graph.hpp): each function stacked on its caller, its
+// width what the head spends on that path, coloured by the change since the base as the
+// ProfileChart's bars are.
+struct FlameChart {
+  std::string title;
+  std::string note;
+  double width = 0;
+  std::size_t depth = 0;
+  std::vector<FlameBox> boxes;
+};
+
+using Chart = std::variant<LineChart, DistributionChart, ProfileChart, FlameChart>;
 
 // Charts with an optional heading and introduction, all of it drawn in HTML only.
 struct ChartGroup {

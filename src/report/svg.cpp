@@ -584,6 +584,46 @@ std::string profile_chart(const ProfileChart& chart, const std::string& id) {
       body);
 }
 
+// A differential flame graph: the roots at the bottom, each caller's callees above it, a row a
+// call. Colours as the profile chart's, deeper the larger the change against the path's cost.
+std::string flame_chart(const FlameChart& chart, const std::string& id) {
+  const double left = 10, right = 10, row = 17;
+  const double span = k_width - left - right;
+  std::string body;
+  double top = 8;
+  if (!chart.note.empty()) {
+    body += text(left, top + 10, chart.note, "start", k_tick_font, R"( font-style="italic")");
+    top += 18;
+  }
+  const double bottom = top + row * static_cast<double>(chart.depth);
+  const double scale = chart.width > 0 ? span / chart.width : 0;
+  for (const FlameBox& box : chart.boxes) {
+    const double width = box.width * scale;
+    if (width < 0.5) continue;  // narrower than what a screen shows
+    const double x = left + box.start * scale;
+    const double y = bottom - row * static_cast<double>(box.depth + 1);
+    const char* colour = box.change > 0 ? k_slower : box.change < 0 ? k_faster : k_same;
+    const double opacity =
+        box.change == 0 ? 0.35 : 0.3 + 0.7 * std::min(1.0, std::abs(box.relative) / 0.5);
+    body += R"(<g class="flame-frame">)";
+    body += "<title>" + escape_html(box.tip) + "</title>";
+    body += fmt::format(
+        R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity="{}" stroke="#FFFFFF" stroke-width="0.5"/>)",
+        num(x), num(y), num(width), num(row - 1), colour, num(opacity));
+    // White on the deep colours, dark on the pale ones: legible either way.
+    if (width > 24) {
+      body += fmt::format(R"(<text x="{}" y="{}" font-size="10" fill="{}">{}</text>)", num(x + 3),
+                          num(y + 12), opacity > 0.6 && box.change != 0 ? "#FFFFFF" : k_text,
+                          escape_html(fit_text(box.name, width - 6, 10)));
+    }
+    body += "</g>";
+  }
+  return fmt::format(
+      R"(<svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}" class="chart flame-chart"><title id="{}">{}</title>{}</svg>)",
+      num(k_width), num(bottom + 8), id, id,
+      escape_html(chart.title + ": a differential flame graph of the calls"), body);
+}
+
 }  // namespace
 
 int style_count() {
@@ -632,6 +672,7 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
 std::string render_svg(const Chart& chart, const std::string& id) {
   if (const auto* line = std::get_if<LineChart>(&chart)) return line_chart(*line, id);
   if (const auto* profile = std::get_if<ProfileChart>(&chart)) return profile_chart(*profile, id);
+  if (const auto* flame = std::get_if<FlameChart>(&chart)) return flame_chart(*flame, id);
   return distribution_chart(std::get<DistributionChart>(chart), id);
 }
 

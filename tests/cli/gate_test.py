@@ -1056,6 +1056,16 @@ def scenario_profiled(s):
     if not json.loads(explained.stdout)["cases"][0]["functions"][0]["name"].startswith(
             "added_work"):
         fail(f"explain of the gate's runs does not put added_work first: {explained.stdout}")
+    # The HTML report's differential flame graph, from callgrind's call graphs: added_work called
+    # from main on the head only.
+    page = s.root / "report.html"
+    done = benchledger(s, "report", "head", "--against", "base", "--ledger",
+                       str(s.out / "ledger.ndjson"), "-o", str(page))
+    expect_status(done, 0)
+    frames = re.findall(r'<g class="flame-frame"><title>([^<]*)</title>', page.read_text())
+    if not any(f.startswith("main: ") for f in frames) or not any(
+            f.startswith("added_work: base 0, head 35,000,00") for f in frames):
+        fail(f"the report's flame graph lacks main or the head's added_work: {frames}")
 
     # --explain profiles a case that did not regress; --no-profile counts nothing.
     s.commit({"NEWS": "nothing measured changes\n"}, "head: news")

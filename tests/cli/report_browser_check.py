@@ -5,7 +5,7 @@ usage: report_browser_check.py CHROMIUM PAGE.html WORKDIR
 
 - dom: Chromium's serialised DOM after load (--dump-dom), counted: chart <svg> elements,
   figures, drawn shapes, and whether the parser complained; the tooltips of change-point marks
-  and of a profile chart's bars.
+  and of a profile chart's bars and a flame graph's frames.
 - desktop, phone: a screenshot at 1280 and 390 CSS pixels wide (device scale 0.5), decoded here (PNG, zlib, no
   extra packages): size, share of non-white pixels, distinct colours, and how many pixels lie
   near each colour of the report's palette (so we know the charts were painted, not just
@@ -245,6 +245,8 @@ def dom_stats(dom):
         "change_points": re.findall(r'<g class="change-point"><title>([^<]*)</title>', dom),
         # The tooltip of each bar of a profile chart.
         "profile_frames": re.findall(r'<g class="profile-frame"><title>([^<]*)</title>', dom),
+        # The tooltip of each frame of a differential flame graph.
+        "flame_frames": re.findall(r'<g class="flame-frame"><title>([^<]*)</title>', dom),
     }
 
 

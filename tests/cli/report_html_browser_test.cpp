@@ -182,14 +182,19 @@ TEST_CASE("the HTML report marks a real step change on every trend chart, in hea
 namespace {
 
 // A profile of `functions` (name, self instructions), its total their sum.
+// A profile of these functions, the first calling each of the others (its call's inclusive cost
+// the callee's own).
 std::string profile_artifact(const std::vector<std::pair<std::string, double>>& functions) {
   profile::Profile p;
   p.processes = 1;
   for (const auto& [name, self] : functions) {
+    if (!p.functions.empty()) p.call_graph.calls.push_back({0, p.functions.size(), self});
     p.functions.push_back({name, "src/executor.cpp", 10, {self, self * 2}});
+    p.call_graph.functions.push_back({name, self});
     p.total.instructions += self;
     p.total.estimated_cycles += self * 2;
   }
+  p.call_graph.functions.front().inclusive = p.total.instructions;
   return profile::to_artifact(p);
 }
 
@@ -233,7 +238,8 @@ TEST_CASE("the HTML report draws a regressed case's functions, in headless Chrom
   REQUIRE(outcome.exit_code == 0);
   const std::string page = read_text(dir.path() / "report.html");
   REQUIRE(count_matches(page, std::regex(R"(<svg[^>]*class="chart profile-chart")")) == 1);
-  CHECK_THAT(page, Catch::Contains("this is not a flame graph"));
+  REQUIRE(count_matches(page, std::regex(R"(<svg[^>]*class="chart flame-chart")")) == 1);
+  CHECK_THAT(page, Catch::Contains("a differential flame graph"));
   // The Markdown form has the comparison, and no chart.
   const Outcome md = run_cli(
       {"report", "current", "--against", "baseline", "--ledger", ledger.string()}, dir.path());
@@ -255,6 +261,18 @@ TEST_CASE("the HTML report draws a regressed case's functions, in headless Chrom
         "change); src/executor.cpp:10");
   CHECK_THAT(frames[2].get<std::string>(), Catch::StartsWith("run_queue(): base 500,000, head "
                                                              "500,000, change 0 (0.0%"));
+  // The flame graph: run_queue() the root, its callees above it by name, each titled with its
+  // cost on that path on both sides; steal_work() only on the head.
+  const nlohmann::json& flames = dom["flame_frames"];
+  REQUIRE(flames.size() == 4);
+  CHECK_THAT(flames[0].get<std::string>(),
+             Catch::StartsWith("run_queue(): base 980,000, head 1,130,000, change +150,000"));
+  CHECK_THAT(flames[1].get<std::string>(),
+             Catch::StartsWith("dispatch(Task&amp;): base 400,000, head 150,000, change -250,000"));
+  CHECK_THAT(flames[2].get<std::string>(),
+             Catch::StartsWith("lock_queue(): base 80,000, head 80,000, change 0"));
+  CHECK_THAT(flames[3].get<std::string>(),
+             Catch::StartsWith("steal_work(Queue&amp;): base 0, head 400,000, change +400,000"));
   // Painted: the red of a slower function and the blue of a faster one, on both widths.
   for (const char* name : {"desktop", "phone"}) {
     INFO(name);

@@ -96,6 +96,14 @@ TEST_CASE("callgrind's output gives each function its self cost, demangled, with
   CHECK(p.functions.front().name == "fib(long)");
   // Estimated cycles: main's two data reads that miss L1 and hit the last level cost 5 each.
   CHECK(function(p, "main").self.estimated_cycles == 111 + 2 * 5);
+  // The call graph, by inclusive cost: main (its 111 and its call of fib, 900), fib (900: its
+  // calls of itself, fib'2, left out), the function without debug information.
+  const auto& graph = p.call_graph;
+  REQUIRE(graph.functions.size() == 3);
+  CHECK(graph.functions[0] == benchledger::profile::CallGraph::Function{"main", 1011});
+  CHECK(graph.functions[1] == benchledger::profile::CallGraph::Function{"fib(long)", 900});
+  REQUIRE(graph.calls.size() == 1);
+  CHECK(graph.calls[0] == benchledger::profile::CallGraph::Call{0, 1, 900});
 }
 
 TEST_CASE("profiles of several processes add up per function, per operation, capped with other") {
