@@ -76,6 +76,46 @@ TEST_CASE("a command counted under callgrind keeps its functions' profile, and v
   CHECK_THAT(missing.err, Catch::Contains(hash + " is missing"));
 }
 
+TEST_CASE("a dry run keeps its profiles in --artifacts, with the call graph from main down") {
+  ScratchDir dir;
+  const std::string command =
+      "EXPLAIN_SIDE=base " + std::string(EXPLAIN_FIXTURE) + " >/dev/null; :";
+  const auto refused =
+      run_cli({"run", "--artifacts", (dir.path() / "kept").string(), "--measure",
+               "instructions:valgrind", "--name", "fixture", "--shell", "--", command});
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.err, Catch::Contains("--artifacts keeps the profiles of a --dry-run"));
+
+  const auto r = run_cli({"run", "--dry-run", "--format", "json", "--artifacts",
+                          (dir.path() / "kept").string(), "--measure", "instructions:valgrind",
+                          "--name", "fixture", "--quiet", "--shell", "--", command});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json result = json::parse(r.out.substr(r.out.find('\n') + 1));
+  const std::string hash = result.at("profile");
+  const json profile = json::parse(read_file(dir.path() / "kept" / hash));
+  // main calls base_work, whose inclusive cost is its own: the call graph has both, and the call.
+  const json& graph = profile.at("call_graph");
+  const auto index = [&](const std::string& name) {
+    for (std::size_t i = 0; i < graph["functions"].size(); ++i)
+      if (graph["functions"][i][0] == name) return static_cast<int>(i);
+    FAIL("no " << name << " in the call graph: " << graph["functions"].dump());
+    return -1;
+  };
+  const int main = index("main");
+  const int work = index("(anonymous namespace)::base_work(unsigned long)");
+  bool called = false;
+  for (const json& call : graph["calls"]) {
+    if (call[0] == main && call[1] == work) {
+      called = true;
+      CHECK(call[2].get<double>() ==
+            Approx(profile["functions"][0]["self"]["instructions"].get<double>()).epsilon(0.01));
+    }
+  }
+  CHECK(called);
+  CHECK(graph["functions"][main][1].get<double>() >= graph["functions"][work][1].get<double>());
+}
+
 TEST_CASE(
     "explain puts the function the head added work to first, with at least 90% of the change") {
   ScratchDir dir;
