@@ -411,13 +411,15 @@ Runner add_gate_command(CLI::App& app) {
       ->check(CLI::IsMember({"paired", "pooled"}));
   sub->add_flag("--keep-worktrees", options->keep_worktrees,
                 "keep the checked-out and built revisions (their path is printed)");
-  sub->add_flag("--no-profile", options->no_profile,
-                "no profiling step: the regressed cases are not counted again under callgrind "
-                "for where their instructions went");
+  CLI::Option* no_profile =
+      sub->add_flag("--no-profile", options->no_profile,
+                    "no profiling step: the regressed cases are not counted again under "
+                    "callgrind for where their instructions went");
   sub->add_option("--explain", options->explain,
                   "CASE glob: profile these cases too, regressed or not (repeatable)")
       ->take_all()
-      ->expected(1);
+      ->expected(1)
+      ->excludes(no_profile);
   add_compare_flags(*sub, options->judging);
   options->command = sub;
   sub->footer(

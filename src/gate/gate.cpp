@@ -615,7 +615,16 @@ class GateRun {
                         side.name, done.result.describe()));
         continue;
       }
-      Round counted = parse_round(done.result.output, what);
+      Round counted;
+      try {
+        counted = parse_round(done.result.output, what);
+      } catch (const Error& e) {
+        no_profile(
+            fmt::format("counting it under callgrind on the {} printed what is not a "
+                        "run's records: {}",
+                        side.name, e.what()));
+        continue;
+      }
       if (into.runs.empty()) into.runs.push_back(counted.run);
       for (ResultRecord& result : counted.results) {
         if (const auto failure = model::failure_of(result)) {
