@@ -328,4 +328,23 @@ VerifyReport NdjsonStore::verify(const std::optional<std::string>& head) const {
   return verifier.finish();
 }
 
+VerifyReport NdjsonStore::verify_since(const std::string& saved_head) const {
+  // A file has no index to start from: it is read from its first line, but only the records
+  // after the saved head are parsed and hashed (SinceVerifier).
+  SinceVerifier verifier(m_path.string(), "line", saved_head);
+  const bool exists = read_lines([&](const LineVisit& line) {
+    if (line.too_long) {
+      verifier.add_unreadable(line.number,
+                              fmt::format("record is {} bytes, over the limit of {} bytes a line",
+                                          line.length, k_max_line_bytes));
+    } else {
+      verifier.add(line.number, line.bytes);
+    }
+    return true;
+  });
+  if (!exists) throw Error(fmt::format("cannot verify {}: it does not exist", m_path.string()));
+  for (const auto& warning : m_warnings) verifier.warn(warning);
+  return verifier.finish();
+}
+
 }  // namespace benchledger::ledger::ndjson

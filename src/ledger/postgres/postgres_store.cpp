@@ -12,6 +12,7 @@
 
 #include <benchledger/error.hpp>
 
+#include "ledger/canonical.hpp"
 #include "ledger/chain.hpp"
 #include "ledger/columns.hpp"
 #include "ledger/import_plan.hpp"
@@ -429,8 +430,57 @@ std::vector<RunListing> PostgresStore::log(std::size_t limit) const {
 VerifyReport PostgresStore::verify(const std::optional<std::string>& head) const {
   m_warnings.clear();
   ChainVerifier verifier(m_name, "record", head);
+  verify_after(verifier, 0);
+  return verifier.finish();
+}
+
+VerifyReport PostgresStore::verify_since(const std::string& saved_head) const {
+  m_warnings.clear();
+  ChainVerifier verifier(m_name, "record", std::nullopt);
+  std::int64_t after = 0;
+  if (saved_head != k_zero_hash) {
+    // The server finds the saved head's record, hashing from the newest record back (the
+    // primary key read backwards), so that a head saved a day ago costs a day's records and
+    // none of their bytes are sent twice; this process then hashes that record's bytes itself,
+    // so that nothing rests on the server's word.
+    std::optional<std::pair<std::int64_t, std::string>> found;
+    const bool exists = query_rows(
+        fmt::format("SELECT seq, bytes FROM benchledger_records WHERE pg_catalog.encode("
+                    "pg_catalog.sha256(pg_catalog.convert_to(bytes, 'UTF8')), 'hex') = {} "
+                    "ORDER BY seq DESC LIMIT 1",
+                    connection().connection.quote(saved_head)),
+        [&](const Row& row) {
+          if (sha256_hex(text(row[1])) == saved_head) {
+            const auto peek = peek_canonical(text(row[1]));
+            found.emplace(integer(row[0]), peek ? std::string(peek->id) : std::string());
+          }
+          return false;
+        });
+    if (!exists) {
+      throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
+    }
+    if (!found) {
+      std::int64_t records = 0;
+      query_rows("SELECT count(*), NULL FROM benchledger_records", [&](const Row& row) {
+        records = integer(row[0]);
+        return false;
+      });
+      verifier.add_ledger_break(unknown_saved_head(saved_head, records));
+      return verifier.finish();
+    }
+    after = found->first;
+    verifier.start_after(after, found->second, saved_head);
+  } else {
+    verifier.start_after(0, "", saved_head);
+  }
+  verify_after(verifier, after);
+  return verifier.finish();
+}
+
+void PostgresStore::verify_after(ChainVerifier& verifier, std::int64_t after) const {
   const bool exists =
-      query_rows(fmt::format("SELECT {} FROM benchledger_records ORDER BY seq", k_columns),
+      query_rows(fmt::format("SELECT {} FROM benchledger_records WHERE seq > {} ORDER BY seq",
+                             k_columns, after),
                  [&](const Row& row) {
                    verify_row(verifier, integer(row[0]), text(row[1]),
                               Columns{std::string(text(row[2])), std::string(text(row[3])),
@@ -442,11 +492,10 @@ VerifyReport PostgresStore::verify(const std::optional<std::string>& head) const
   if (!exists) {
     throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
   }
-  verify_points(verifier);
-  return verifier.finish();
+  verify_points(verifier, after);
 }
 
-void PostgresStore::verify_points(ChainVerifier& verifier) const {
+void PostgresStore::verify_points(ChainVerifier& verifier, std::int64_t after) const {
   Connection& c = connection();
   try {
     pqxx::read_transaction txn(c.connection);
@@ -455,13 +504,17 @@ void PostgresStore::verify_points(ChainVerifier& verifier) const {
     txn.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
     if (!postgres::points_exist(txn)) return;  // a ledger made before them: its owner's append
     Cursor results(txn, "benchledger_results_rows",
-                   "SELECT r.seq, r.bytes, run.bytes FROM benchledger_records r LEFT JOIN "
-                   "benchledger_records run ON run.id = r.run AND run.type = 'run' AND run.seq "
-                   "< r.seq WHERE r.type = 'result' ORDER BY r.seq");
+                   fmt::format("SELECT r.seq, r.bytes, run.bytes FROM benchledger_records r LEFT "
+                               "JOIN benchledger_records run ON run.id = r.run AND run.type = "
+                               "'run' AND run.seq < r.seq WHERE r.type = 'result' AND r.seq > {} "
+                               "ORDER BY r.seq",
+                               after));
     Cursor points(txn, "benchledger_points_rows",
-                  "SELECT seq, bench, params, metric, result, is_primary, unit, better, run, "
-                  "time, label, branch, git_commit, dirty, centre, low, high, min, max, samples "
-                  "FROM benchledger_points ORDER BY seq, metric");
+                  fmt::format("SELECT seq, bench, params, metric, result, is_primary, unit, "
+                              "better, run, time, label, branch, git_commit, dirty, centre, low, "
+                              "high, min, max, samples FROM benchledger_points WHERE seq > {} "
+                              "ORDER BY seq, metric",
+                              after));
     ledger::verify_points(
         [&](PointSource& result) {
           const Row* row = results.next();
