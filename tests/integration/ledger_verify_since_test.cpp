@@ -1,8 +1,8 @@
 // `ledger verify --since HEAD` checks what was appended after a saved head, on every store: the
 // records after it must be valid and chain onto it, the saved head's record must still hash to
 // it, an edit after it is caught and one before it is not its concern, and a head that no record
-// hashes to is refused with exit 1. The database stores' points are recomputed for the records
-// after it.
+// hashes to is refused with exit 1, while a note that quotes the head is not taken for it. The
+// database stores' points are recomputed for the records after it.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
@@ -180,6 +180,19 @@ TEST_CASE("verify --since refuses a head of no record, a malformed one, and --he
     CHECK_THAT(result.err, Catch::Contains("the saved head " + unknown +
                                            " is not the hash of any of its 6 records: its "
                                            "history was truncated or rewritten"));
+
+    // A note that quotes the head, appended after it, is not taken for the record after it.
+    const auto batch = fresh_batch("baseline", 1);
+    store->append(batch);
+    NoteRecord quoting = fresh_note(header_of(batch.front()).id);
+    quoting.text = "verified up to " + head;
+    store->append({quoting});
+    store->append(fresh_batch("baseline", 1));
+    result = verify(uri, {"--since", head});
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    CHECK_THAT(result.out, Catch::StartsWith("ok: " + store->uri() +
+                                             ": 5 records after the saved head (position 6)"));
 
     result = verify(uri, {"--since", "5be0"});
     CHECK(result.exit_code == 2);
