@@ -85,6 +85,14 @@ void edit_points(const std::string& uri, std::int64_t position) {
   REQUIRE(result.exit_code == 0);
 }
 
+// Appends three batches of a run and three results (records 1 to 12); returns the heads after
+// the second and the third.
+std::pair<std::string, std::string> three_batches(Store& store) {
+  store.append(fresh_batch("baseline", 3));
+  std::string saved = store.append(fresh_batch("baseline", 3)).head;
+  return {saved, store.append(fresh_batch("baseline", 3)).head};
+}
+
 ProcessResult verify(const std::string& uri, const std::vector<std::string>& more = {}) {
   std::vector<std::string> args = {"verify", "--ledger", uri};
   args.insert(args.end(), more.begin(), more.end());
@@ -99,9 +107,7 @@ TEST_CASE("verify --since checks the records after a saved head, on every store"
     INFO(uri);
     const auto store = open_store(uri);
     // Three batches of a run and three results: records 1 to 12, the head saved at record 8.
-    store->append(fresh_batch("baseline", 3));
-    const std::string saved = store->append(fresh_batch("baseline", 3)).head;
-    const std::string head = store->append(fresh_batch("baseline", 3)).head;
+    const auto [saved, head] = three_batches(*store);
     const std::string name = store->uri();
 
     ProcessResult result = verify(uri, {"--since", saved});
@@ -149,9 +155,7 @@ TEST_CASE("verify --since recomputes the points of the results after the saved h
   for (const std::string& uri : {uris[1], uris[2]}) {
     INFO(uri);
     const auto store = open_store(uri);
-    store->append(fresh_batch("baseline", 3));
-    const std::string saved = store->append(fresh_batch("baseline", 3)).head;
-    store->append(fresh_batch("baseline", 3));
+    const std::string saved = three_batches(*store).first;
 
     edit_points(uri, 6);  // before the saved head (record 8)
     CHECK(verify(uri).exit_code == 1);
