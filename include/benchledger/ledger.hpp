@@ -53,6 +53,9 @@ struct VerifyReport {
   std::vector<VerifyBreak> breaks;    // every break in the order found, at most k_max_breaks
   std::int64_t break_count = 0;       // every break, also those past k_max_breaks
   std::vector<std::string> warnings;  // a torn tail, for example
+  // verify_since(): the saved head's position (0 for the empty ledger's head, 64 zeros), the
+  // records counted and checked being those after it; unset when the saved head was not found.
+  std::optional<std::int64_t> since_position;
   // Past this many, breaks are counted but not kept, so that verifying a file of garbage takes
   // bounded memory.
   static constexpr std::size_t k_max_breaks = 1000;
@@ -152,6 +155,14 @@ class Store {
   // the head of the empty ledger, which every ledger begins with (and so checks nothing). Throws
   // Error when there is no ledger to verify (a file that does not exist).
   virtual VerifyReport verify(const std::optional<std::string>& head) const = 0;
+  // `verify --since`: checks only what was appended after the record whose bytes hash to
+  // `saved_head` (a head an earlier verify printed), as verify checks it (each record valid and
+  // chained, the first onto that record, and a store's own tables and columns for them), and
+  // that record still hashes to it at its place. Records before it are not checked: a break
+  // among them is not reported. A saved head that no record hashes to is a break of the whole
+  // ledger (the report is not ok) and nothing is checked. 64 zeros checks every record. Throws
+  // Error as verify() does. The default reads every record through scan_bytes().
+  virtual VerifyReport verify_since(const std::string& saved_head) const;
 
   // Warnings from the last read (a torn tail ignored, for example).
   virtual std::vector<std::string> warnings() const = 0;

@@ -35,6 +35,7 @@ struct LedgerOptions {
   std::vector<std::string> files;
   std::optional<std::string> run;
   std::optional<std::string> head;
+  std::optional<std::string> since;
   std::string selector;
   std::size_t limit = 0;
   std::string target, kind, text;
@@ -99,19 +100,24 @@ int run_export(const LedgerOptions& options) {
   return 0;
 }
 
+void check_hash_flag(const char* flag, const std::optional<std::string>& hash) {
+  if (!hash) return;
+  const bool hex =
+      hash->size() == 64 && hash->find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!hex) throw Error(fmt::format("{} {}: expected 64 lower-case hex characters", flag, *hash));
+}
+
 int run_verify(const LedgerOptions& options) {
-  if (options.head) {
-    const auto& head = *options.head;
-    const bool hex =
-        head.size() == 64 && head.find_first_not_of("0123456789abcdef") == std::string::npos;
-    if (!hex) throw Error("--head " + head + ": expected 64 lower-case hex characters");
-  }
+  check_hash_flag("--head", options.head);
+  check_hash_flag("--since", options.since);
   const auto store = open(options);
-  ledger::VerifyReport report = store->verify(options.head);
+  ledger::VerifyReport report =
+      options.since ? store->verify_since(*options.since) : store->verify(options.head);
   // The artifacts the records name (a result's profile): each there, its bytes its hash. Read
   // only from a ledger whose records verified, whose breaks are what to fix first.
   if (report.ok) {
-    for (std::string& problem : ledger::check_artifacts(*store)) {
+    for (std::string& problem :
+         ledger::check_artifacts(*store, report.since_position.value_or(0))) {
       report.ok = false;
       ++report.break_count;
       if (report.breaks.size() < ledger::VerifyReport::k_max_breaks)
@@ -121,27 +127,37 @@ int run_verify(const LedgerOptions& options) {
   for (const auto& warning : report.warnings) {
     std::cerr << "benchledger: warning: " << warning << '\n';
   }
-  if (options.head && *options.head == std::string(64, '0') && report.records > 0) {
+  const std::string zeros(64, '0');
+  if (options.head && *options.head == zeros && report.records > 0) {
     std::cerr << "benchledger: warning: --head is 64 zeros, the head of the empty ledger, which "
                  "every ledger passes: it checks nothing; save the head this command prints and "
                  "pass that next time\n";
   }
+  const auto records = [](std::int64_t n) {
+    return fmt::format("{} {}", n, n == 1 ? "record" : "records");
+  };
+  // --since counts the records after the saved head, which are all it checked.
+  const std::string checked = options.since && report.since_position
+                                  ? fmt::format("{} after the saved head (position {})",
+                                                records(report.records), *report.since_position)
+                                  : records(report.records);
   if (!report.ok) {
     for (const auto& broken : report.breaks) std::cerr << "benchledger: " << broken.problem << '\n';
     const auto unlisted = report.break_count - static_cast<std::int64_t>(report.breaks.size());
     if (unlisted > 0) {
       std::cerr << fmt::format("benchledger: and {} more breaks, not listed\n", unlisted);
     }
-    std::cerr << fmt::format("benchledger: {}: broken: {} {} in {} records (head {})\n",
-                             store->uri(), report.break_count,
-                             report.break_count == 1 ? "break" : "breaks", report.records,
-                             report.head);
+    if (options.since && !report.since_position) {
+      std::cerr << fmt::format("benchledger: {}: broken: the saved head is not in it\n",
+                               store->uri());
+    } else {
+      std::cerr << fmt::format("benchledger: {}: broken: {} {} in {} (head {})\n", store->uri(),
+                               report.break_count, report.break_count == 1 ? "break" : "breaks",
+                               checked, report.head);
+    }
     return 1;
   }
-  std::cout << fmt::format(
-      "ok: {}: {}, head {}\n", store->uri(),
-      fmt::format("{} {}", report.records, report.records == 1 ? "record" : "records"),
-      report.head);
+  std::cout << fmt::format("ok: {}: {}, head {}\n", store->uri(), checked, report.head);
   return 0;
 }
 
@@ -351,8 +367,14 @@ Runner add_ledger_command(CLI::App& app) {
 
   CLI::App* verify =
       ledger->add_subcommand("verify", "recompute the hash chain; exit 1 naming every bad record");
-  verify->add_option("--head", options->head,
-                     "a head hash saved earlier: fail unless that record is still present");
+  CLI::Option* head =
+      verify->add_option("--head", options->head,
+                         "a head hash saved earlier: fail unless that record is still present");
+  verify
+      ->add_option("--since", options->since,
+                   "a head hash saved earlier: check only the records appended after it, "
+                   "failing unless that record is still present")
+      ->excludes(head);
   add_ledger_option(*verify, *options);
 
   CLI::App* log = ledger->add_subcommand("log", "list runs, newest first");

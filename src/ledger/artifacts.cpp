@@ -130,14 +130,14 @@ std::optional<std::string> profile_hash(const ResultRecord& result) {
   return found->is_string() ? found->get<std::string>() : found->dump();
 }
 
-std::vector<std::string> check_artifacts(const Store& store) {
+std::vector<std::string> check_artifacts(const Store& store, std::int64_t after) {
   const auto directory = artifact_directory(store.uri());
   if (!directory) return {};
   std::vector<std::string> problems;
   // The bytes, not parsed records: a record names a profile only with this member in its
   // canonical bytes, so only those few are parsed, and verify's second pass costs a read.
   store.scan_bytes([&](std::int64_t position, std::string_view bytes) {
-    if (bytes.find("\"profile\":") == std::string_view::npos) return true;
+    if (position <= after || bytes.find("\"profile\":") == std::string_view::npos) return true;
     Record record;
     try {
       record = parse_record(bytes);

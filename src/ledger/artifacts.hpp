@@ -36,7 +36,8 @@ std::optional<std::string> profile_hash(const ResultRecord& result);
 // What verify finds wrong with the artifacts the records of `store` name: one message a result
 // whose artifact is missing, unreadable or changed, or whose `profile` is not a SHA-256
 // (`ledger.ndjson: line 7 (id 01J…): profile 3f2a… is missing from ledger.ndjson.artifacts/`).
-// A PostgreSQL store, which keeps none, has nothing to check.
-std::vector<std::string> check_artifacts(const Store& store);
+// A PostgreSQL store, which keeps none, has nothing to check. Only the records after position
+// `after` are checked (verify --since); 0 for all.
+std::vector<std::string> check_artifacts(const Store& store, std::int64_t after);
 
 }  // namespace benchledger::ledger

@@ -246,6 +246,23 @@ void ChainVerifier::add_ledger_break(const std::string& problem) {
   fail(0, "", problem);
 }
 
+void ChainVerifier::start_after(std::int64_t position, std::string_view id,
+                                const std::string& hash) {
+  m_last_hash = hash;
+  m_last_position = position;
+  m_last_id = std::string(id);
+  m_report.head = hash;
+  m_report.since_position = position;
+  m_since = position;
+}
+
+void ChainVerifier::add_earlier_id(std::int64_t position, std::string_view id) {
+  if (id.size() != std::tuple_size_v<decltype(Seen::id)>) return;
+  Seen seen{{}, position};
+  std::copy_n(id.begin(), seen.id.size(), seen.id.begin());
+  m_ids.push_back(seen);
+}
+
 VerifyReport ChainVerifier::finish() {
   // Ids are unique in a ledger; a record copied in and the chain recomputed over it (which only
   // a saved head would otherwise catch) shows here. Sorting keeps the memory at one small entry
@@ -253,7 +270,7 @@ VerifyReport ChainVerifier::finish() {
   std::stable_sort(m_ids.begin(), m_ids.end(),
                    [](const Seen& a, const Seen& b) { return a.id < b.id; });
   for (std::size_t i = 1; i < m_ids.size(); ++i) {
-    if (m_ids[i].id != m_ids[i - 1].id) continue;
+    if (m_ids[i].id != m_ids[i - 1].id || m_ids[i].position <= m_since) continue;
     const std::string id(m_ids[i].id.begin(), m_ids[i].id.end());
     fail(m_ids[i].position, id,
          fmt::format("id {} is already used by {} {}: a record appears twice (copied in, with "
@@ -268,6 +285,83 @@ VerifyReport ChainVerifier::finish() {
                      *m_head, m_report.records, m_report.head));
   }
   return m_report;
+}
+
+std::string unknown_saved_head(const std::string& saved_head, std::int64_t records) {
+  return fmt::format(
+      "the saved head {} is not the hash of any of its {} records: its history was truncated or "
+      "rewritten, or the head is another ledger's; nothing after it could be checked (run "
+      "`benchledger ledger verify` to check the whole ledger)",
+      saved_head, records);
+}
+
+SinceVerifier::SinceVerifier(std::string ledger, std::string unit, std::string saved_head)
+    : m_verifier(std::move(ledger), std::move(unit), std::nullopt),
+      m_saved_head(std::move(saved_head)) {
+  // 64 zeros, the empty ledger's head, is before the first record: everything is after it.
+  if (m_saved_head == k_zero_hash) {
+    m_found = true;
+    m_verifier.start_after(0, "", m_saved_head);
+  }
+}
+
+void SinceVerifier::add(std::int64_t position, std::string_view bytes) {
+  ++m_records;
+  if (m_found) {
+    m_verifier.add(position, bytes);
+    return;
+  }
+  std::string_view prev;
+  std::string parsed_prev;
+  if (const auto peek = peek_canonical(bytes)) {
+    prev = peek->prev;
+  } else {
+    try {  // a record in another shape (written by hand): rare, and parsed
+      parsed_prev = header_of(parse_record(bytes)).prev;
+      prev = parsed_prev;
+    } catch (const Error&) {
+    }
+  }
+  if (prev == m_saved_head && m_previous_readable && sha256_hex(m_previous) == m_saved_head) {
+    const auto peek = peek_canonical(m_previous);
+    std::string id = peek ? std::string(peek->id) : std::string();
+    if (!peek) {
+      try {
+        id = header_of(parse_record(m_previous)).id;
+      } catch (const Error&) {
+      }
+    }
+    m_found = true;
+    m_verifier.start_after(m_previous_position, id, m_saved_head);
+    m_previous = {};
+    m_verifier.add(position, bytes);
+    return;
+  }
+  if (const auto peek = peek_canonical(bytes)) m_verifier.add_earlier_id(position, peek->id);
+  m_previous.assign(bytes);
+  m_previous_position = position;
+  m_previous_readable = true;
+}
+
+void SinceVerifier::add_unreadable(std::int64_t position, const std::string& problem) {
+  ++m_records;
+  if (m_found) {
+    m_verifier.add_unreadable(position, problem);
+    return;
+  }
+  m_previous_readable = false;
+  m_previous_position = position;
+}
+
+VerifyReport SinceVerifier::finish() {
+  if (!m_found && m_previous_readable && sha256_hex(m_previous) == m_saved_head) {
+    // The saved head is the last record: nothing was appended after it.
+    const auto peek = peek_canonical(m_previous);
+    m_found = true;
+    m_verifier.start_after(m_previous_position, peek ? peek->id : std::string_view(), m_saved_head);
+  }
+  if (!m_found) m_verifier.add_ledger_break(unknown_saved_head(m_saved_head, m_records));
+  return m_verifier.finish();
 }
 
 }  // namespace benchledger::ledger

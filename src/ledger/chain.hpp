@@ -73,6 +73,15 @@ class ChainVerifier {
   // A break of the ledger as a whole (a database that fails its own integrity check).
   void add_ledger_break(const std::string& problem);
 
+  // `verify --since`: the records up to and including the saved head's are not checked. Takes
+  // the chain up after the record at `position` (id `id`, empty for the empty ledger's head at
+  // 0) whose bytes hash to `hash`; called before the first add(), the report then counts the
+  // records after it and gives `position` as since_position.
+  void start_after(std::int64_t position, std::string_view id, const std::string& hash);
+  // The id of a record before the saved head, for a store without a unique index of ids
+  // (NDJSON): a record after the head that repeats it is a break, two before it are not.
+  void add_earlier_id(std::int64_t position, std::string_view id);
+
   void warn(std::string warning) { m_report.warnings.push_back(std::move(warning)); }
   bool broken() const { return !m_report.ok; }
 
@@ -86,6 +95,7 @@ class ChainVerifier {
   std::string m_unit;
   std::optional<std::string> m_head;
   bool m_head_found = false;
+  std::int64_t m_since = 0;  // start_after()'s position: ids repeated up to it are not judged
   VerifyReport m_report;
   std::optional<std::string> m_last_hash;  // nullopt after a record that could not be read
   std::int64_t m_last_position = 0;
@@ -97,5 +107,36 @@ class ChainVerifier {
   };
   std::vector<Seen> m_ids;
 };
+
+// `verify --since` over a ledger read from its first record (NDJSON, or a store of a library
+// user's own, through scan_bytes): the records before the saved head are read but neither parsed
+// nor hashed, only the one before a record whose `prev` is the saved head (a record's `prev` is
+// at a fixed offset in its canonical bytes); from the saved head's record on, ChainVerifier
+// checks as verify does. A saved head that no record hashes to is a break of the whole ledger,
+// and nothing after it is checked: which records are new cannot be told.
+class SinceVerifier {
+ public:
+  // `unit` as ChainVerifier's.
+  SinceVerifier(std::string ledger, std::string unit, std::string saved_head);
+
+  void add(std::int64_t position, std::string_view bytes);
+  void add_unreadable(std::int64_t position, const std::string& problem);
+  void warn(std::string warning) { m_verifier.warn(std::move(warning)); }
+
+  VerifyReport finish();
+
+ private:
+  ChainVerifier m_verifier;
+  std::string m_saved_head;
+  bool m_found = false;
+  std::int64_t m_records = 0;  // every record read, for a message
+  // The record before the one being read, while the saved head is not found.
+  std::string m_previous;
+  std::int64_t m_previous_position = 0;
+  bool m_previous_readable = false;
+};
+
+// The break of a ledger that holds no record whose bytes hash to `saved_head`, of `records`.
+std::string unknown_saved_head(const std::string& saved_head, std::int64_t records);
 
 }  // namespace benchledger::ledger

@@ -5,6 +5,7 @@
 
 #include <benchledger/ledger.hpp>
 
+#include "ledger/chain.hpp"
 #include "ledger/import_plan.hpp"
 
 namespace benchledger::ledger {
@@ -12,6 +13,16 @@ namespace benchledger::ledger {
 void Store::scan_bytes(
     const std::function<bool(std::int64_t position, std::string_view bytes)>& visit) const {
   scan([&](const StoredRecord& stored) { return visit(stored.position, stored.bytes); });
+}
+
+VerifyReport Store::verify_since(const std::string& saved_head) const {
+  SinceVerifier verifier(uri(), "record", saved_head);
+  scan_bytes([&](std::int64_t position, std::string_view bytes) {
+    verifier.add(position, bytes);
+    return true;
+  });
+  for (auto& warning : warnings()) verifier.warn(std::move(warning));
+  return verifier.finish();
 }
 
 AppendResult Store::import(const std::vector<Record>& batch) {

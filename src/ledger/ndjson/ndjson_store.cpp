@@ -311,9 +311,15 @@ std::vector<RunListing> NdjsonStore::log(std::size_t limit) const {
   return out;
 }
 
-VerifyReport NdjsonStore::verify(const std::optional<std::string>& head) const {
-  ChainVerifier verifier(m_path.string(), "line", head);
-  const bool exists = read_lines([&](const LineVisit& line) {
+namespace {
+
+// Reads every line of the file at `path` through `read_lines` into `verifier` (a ChainVerifier,
+// or a SinceVerifier), going on past a bad line: nothing after it may go unchecked. Throws Error
+// when the file does not exist.
+template <class ReadLines, class Verifier>
+VerifyReport verified(const ReadLines& read_lines, Verifier& verifier, const std::string& path,
+                      const std::vector<std::string>& warnings) {
+  const bool exists = read_lines([&](const auto& line) {
     if (line.too_long) {
       verifier.add_unreadable(line.number,
                               fmt::format("record is {} bytes, over the limit of {} bytes a line",
@@ -321,11 +327,27 @@ VerifyReport NdjsonStore::verify(const std::optional<std::string>& head) const {
     } else {
       verifier.add(line.number, line.bytes);
     }
-    return true;  // on past a bad line: nothing after it may go unchecked
+    return true;
   });
-  if (!exists) throw Error(fmt::format("cannot verify {}: it does not exist", m_path.string()));
-  for (const auto& warning : m_warnings) verifier.warn(warning);
+  if (!exists) throw Error(fmt::format("cannot verify {}: it does not exist", path));
+  for (const auto& warning : warnings) verifier.warn(warning);
   return verifier.finish();
+}
+
+}  // namespace
+
+VerifyReport NdjsonStore::verify(const std::optional<std::string>& head) const {
+  ChainVerifier verifier(m_path.string(), "line", head);
+  return verified([&](const auto& visit) { return read_lines(visit); }, verifier, m_path.string(),
+                  m_warnings);
+}
+
+VerifyReport NdjsonStore::verify_since(const std::string& saved_head) const {
+  // A file has no index to start from: it is read from its first line, but only the records
+  // after the saved head are parsed and hashed (SinceVerifier).
+  SinceVerifier verifier(m_path.string(), "line", saved_head);
+  return verified([&](const auto& visit) { return read_lines(visit); }, verifier, m_path.string(),
+                  m_warnings);
 }
 
 }  // namespace benchledger::ledger::ndjson

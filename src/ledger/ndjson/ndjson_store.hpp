@@ -46,6 +46,7 @@ class NdjsonStore final : public ChainedStore, public StoreScans {
                            const std::function<bool(ResultRecord&& result)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
+  VerifyReport verify_since(const std::string& saved_head) const override;
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
       const override;
   std::optional<StoredRecord> find_record(const std::string& id) const override;

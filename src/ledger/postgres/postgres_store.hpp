@@ -46,6 +46,7 @@ class PostgresStore final : public ChainedStore, public StoreScans {
                    const std::function<void(StoredPoint&& point)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
+  VerifyReport verify_since(const std::string& saved_head) const override;
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
       const override;
   std::optional<StoredRecord> find_record(const std::string& id) const override;
@@ -79,8 +80,11 @@ class PostgresStore final : public ChainedStore, public StoreScans {
   double real(const std::optional<std::string_view>& field) const;
   // Whether the table of points exists (connecting if need be).
   bool points_exist() const;
-  // verify's check of the table of points against the records (points.hpp), in one snapshot.
-  void verify_points(ChainVerifier& verifier) const;
+  // verify of the records after `after` (0: all) and of their points.
+  void verify_after(ChainVerifier& verifier, std::int64_t after) const;
+  // verify's check of the table of points against the records after `after` (points.hpp), in one
+  // snapshot.
+  void verify_points(ChainVerifier& verifier, std::int64_t after) const;
   // An exception's text for a message, or a note in its place when it quotes the password.
   std::string message_of(const std::exception& e) const;
 

@@ -136,8 +136,9 @@ void enter_wal_mode(sqlite3* db, const std::string& name);
 // A connection that can read `path` (see the definition); throws Error.
 sqlite3* readable(sqlite3* db, const std::filesystem::path& path, bool& writable);
 
-// Adds to `verifier` the breaks of the file itself: SQLite's integrity check, and every schema
+// Adds to `verifier` the breaks of the file itself: SQLite's integrity check (unless `pages` is
+// false: it reads every page of the file, which `verify --since` does not), and every schema
 // object that differs from what create_schema() makes.
-void verify_file(sqlite3* db, const std::string& name, ChainVerifier& verifier);
+void verify_file(sqlite3* db, const std::string& name, ChainVerifier& verifier, bool pages);
 
 }  // namespace benchledger::ledger::sqlite

@@ -101,15 +101,18 @@ void fill_points(sqlite3* db, const std::string& context) {
   }
 }
 
-void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier) {
+void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier,
+                   std::int64_t after) {
   const std::string context = "cannot read " + name;
-  Statement results(db, results_sql(false).c_str(), context);
+  Statement results(db, results_sql(true).c_str(), context);
+  results.bind(1, after);
   Statement points(
       db,
       "SELECT bench, params, metric, seq, result, is_primary, unit, better, run, time, "
       "label, branch, git_commit, dirty, centre, low, high, min, max, samples FROM "
-      "points ORDER BY seq, metric",
+      "points WHERE seq > ?1 ORDER BY seq, metric",
       context);
+  points.bind(1, after);
   ledger::verify_points(
       [&](PointSource& result) {
         if (!results.step()) return false;

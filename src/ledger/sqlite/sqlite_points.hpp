@@ -43,6 +43,8 @@ void fill_points(sqlite3* db, const std::string& context);
 
 // `verify` of the table of points: every row must be what the records give, and every point the
 // records give must have its row; each difference is a break.
-void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier);
+// Only the results after `after` and their rows are compared (verify --since); 0 for all.
+void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier,
+                   std::int64_t after);
 
 }  // namespace benchledger::ledger::sqlite

@@ -389,6 +389,39 @@ std::vector<RunListing> SqliteStore::log(std::size_t limit) const {
 }
 
 VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
+  return check(head, std::nullopt);
+}
+
+VerifyReport SqliteStore::verify_since(const std::string& saved_head) const {
+  return check(std::nullopt, saved_head);
+}
+
+namespace {
+
+// The position and id of the last record whose bytes hash to `saved_head`, looked for from the
+// newest record back, so that a head saved a day ago costs a day's records; nullopt, with
+// `records` the number of records, when none does.
+std::optional<std::pair<std::int64_t, std::string>> find_saved_head(sqlite3* db,
+                                                                    const std::string& name,
+                                                                    const std::string& saved_head,
+                                                                    std::int64_t& records) {
+  if (saved_head == k_zero_hash) return std::pair<std::int64_t, std::string>(0, "");
+  std::optional<std::pair<std::int64_t, std::string>> found;
+  records = 0;
+  query_rows(db, "SELECT seq, id, bytes FROM records ORDER BY seq DESC", name, k_no_binding,
+             [&](Statement& row) {
+               ++records;
+               if (sha256_hex(row.text(2)) != saved_head) return true;
+               found.emplace(row.integer(0), std::string(row.text(1)));
+               return false;
+             });
+  return found;
+}
+
+}  // namespace
+
+VerifyReport SqliteStore::check(const std::optional<std::string>& head,
+                                const std::optional<std::string>& since) const {
   m_warnings.clear();
   const std::string name = m_path.string();
   sqlite3* db = reader();
@@ -415,13 +448,25 @@ VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
     return verifier.finish();
   }
   bool any = false;
+  std::int64_t after = 0;  // the saved head's position: the records after it are checked
   try {
-    verify_file(db, name, verifier);
+    verify_file(db, name, verifier, !since);
+    if (since) {
+      std::int64_t records = 0;
+      const auto found = find_saved_head(db, name, *since, records);
+      if (!found) {
+        verifier.add_ledger_break(unknown_saved_head(*since, records));
+        return verifier.finish();
+      }
+      after = found->first;
+      verifier.start_after(after, found->second, *since);
+    }
     query_rows(
         db,
         "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
-        "FROM records ORDER BY seq",
-        name, k_no_binding, [&](Statement& row) {
+        "FROM records WHERE seq > ?1 ORDER BY seq",
+        name, [&](Statement& query) { query.bind(1, after); },
+        [&](Statement& row) {
           any = true;
           verify_row(
               verifier, row.integer(0), row.text(10),
@@ -432,7 +477,7 @@ VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
         });
     if (has_points(db, name)) {
       try {
-        verify_points(db, name, verifier);
+        verify_points(db, name, verifier, after);
       } catch (const Error& e) {
         // A table of points made over with other columns: verify_file has named it; what
         // cannot be read in it is a break too, not a reason to stop reporting.
@@ -448,7 +493,7 @@ VerifyReport SqliteStore::verify(const std::optional<std::string>& head) const {
     verifier.add_ledger_break(std::string("SQLite cannot read on: ") + e.what());
     return verifier.finish();
   }
-  if (!any) {
+  if (!any && after == 0) {
     verifier.add_ledger_break(
         "its table of records is empty, but a ledger's table is created with its first "
         "records: its rows were removed");

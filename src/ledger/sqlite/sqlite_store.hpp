@@ -55,6 +55,7 @@ class SqliteStore final : public ChainedStore, public StoreScans {
                    const std::function<void(StoredPoint&& point)>& visit) const override;
   std::vector<NoteRecord> notes() const override;
   VerifyReport verify(const std::optional<std::string>& head) const override;
+  VerifyReport verify_since(const std::string& saved_head) const override;
   void scan_bytes(const std::function<bool(std::int64_t position, std::string_view bytes)>& visit)
       const override;
   std::optional<StoredRecord> find_record(const std::string& id) const override;
@@ -74,6 +75,9 @@ class SqliteStore final : public ChainedStore, public StoreScans {
       const BatchOutline& outline,
       const std::function<std::string(Batch& batch, std::string head)>& body) override;
   Record parse_row(std::int64_t seq, std::string_view bytes) const;
+  // verify() with `head`, or verify_since() with `since`.
+  VerifyReport check(const std::optional<std::string>& head,
+                     const std::optional<std::string>& since) const;
   // A statement of series_statement() or points_statement(), prepared and bound; nullptr when the
   // ledger has no records yet.
   std::unique_ptr<Statement> series_query(const SeriesStatement& statement) const;
