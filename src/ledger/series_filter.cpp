@@ -7,6 +7,9 @@
 
 #include <benchledger/error.hpp>
 
+#include "ledger/columns.hpp"
+#include "model/json_reader.hpp"
+
 namespace benchledger::ledger {
 namespace {
 
@@ -85,6 +88,36 @@ std::optional<std::vector<std::pair<std::string, std::string>>> bench_ranges(
     if (high.empty()) return std::nullopt;
     high.back() = static_cast<char>(static_cast<unsigned char>(high.back()) + 1);
     out.emplace_back(std::move(prefix), std::move(high));
+  }
+  return out;
+}
+
+std::optional<std::vector<std::pair<std::string, std::string>>> exact_cases(
+    const std::vector<std::string>& globs) {
+  if (globs.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& glob : globs) {
+    if (glob.find_first_of("*?[\\") != std::string::npos) return std::nullopt;
+    // A bench name may hold `{` too: the case key's params are the JSON object after the `{` whose
+    // case key, written again, is the glob.
+    bool found = false;
+    for (std::size_t at = glob.find('{'); at != std::string::npos && !found;
+         at = glob.find('{', at + 1)) {
+      if (at == 0) continue;
+      try {
+        const nlohmann::json json =
+            model::parse_bounded_json(glob.substr(at), model::RepeatedNames::refuse);
+        if (!json.is_object()) continue;
+        const Params params = params_from_json(json);
+        const std::string bench = glob.substr(0, at);
+        if (case_key(bench, params) != glob) continue;
+        out.emplace_back(bench, params_text(params));
+        found = true;
+      } catch (const std::exception&) {
+        // Not a case's params (not JSON, or not params): another `{` may start them.
+      }
+    }
+    if (!found) return std::nullopt;
   }
   return out;
 }

@@ -32,4 +32,10 @@ bool run_matches(const SeriesQuery& query, const RunRecord& run);
 std::optional<std::vector<std::pair<std::string, std::string>>> bench_ranges(
     const std::vector<std::string>& globs);
 
+// The cases the globs name exactly, as the bench and params columns hold them (params_text), when
+// every glob is a whole case key without a wildcard (`sort/uniform{"n":2000}`), so that a query
+// can read each case's range of an index on (bench, params) alone; nullopt otherwise.
+std::optional<std::vector<std::pair<std::string, std::string>>> exact_cases(
+    const std::vector<std::string>& globs);
+
 }  // namespace benchledger::ledger

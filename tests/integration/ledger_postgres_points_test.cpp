@@ -269,4 +269,31 @@ TEST_CASE("one case's points are one range of the key's index, read from it alon
                        Catch::Contains("Index Cond: ((bench >= 'executors/sort'::text) AND "
                                        "(bench < 'executors/soru'::text)"));
   CHECK_THAT(text, !Catch::Contains("Sort"));
+
+  // A whole case key reads that case's range alone, and finds the points its bench's read does.
+  ledger::HistoryOptions options;
+  options.query = series;
+  const std::vector<ledger::Series> by_bench =
+      ledger::collect_series(*ledger::open_store(uri), options);
+  REQUIRE_FALSE(by_bench.empty());
+  const ledger::Series& first = by_bench.front();
+  series.cases = {case_key(first.bench, first.params)};
+  const std::string exact = ledger::postgres::points_query(series, std::nullopt);
+  const auto exact_plan =
+      query(uri, "SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN " + exact);
+  const std::string exact_text = fmt::format("{}", fmt::join(exact_plan, "\n"));
+  INFO(exact_text);
+  CHECK_THAT(exact_text, Catch::Contains("Index Cond: ((bench = 'executors/sort'::text) AND "
+                                         "(params = "));
+  options.query = series;
+  const auto read = ledger::collect_series(*ledger::open_store(uri), options);
+  std::vector<std::size_t> expected, got;  // each of the case's series (a unit each), its points
+  for (const ledger::Series& s : by_bench) {
+    if (s.params == first.params) expected.push_back(s.points.size());
+  }
+  for (const ledger::Series& s : read) {
+    CHECK(s.params == first.params);
+    got.push_back(s.points.size());
+  }
+  CHECK(got == expected);
 }

@@ -78,7 +78,15 @@ std::string points_query(const SeriesQuery& normalized, const std::optional<std:
       "SELECT seq, bench, params, metric, result, unit, better, run, time, label, git_commit, "
       "dirty, centre, low, high, min, max, samples FROM benchledger_points WHERE ";
   sql += metric ? "metric = " + literal(*metric) : std::string("is_primary");
-  if (const auto ranges = bench_ranges(normalized.cases)) {
+  if (const auto cases = exact_cases(normalized.cases)) {
+    // Whole case keys: each case's own range of the key's index, not its bench's.
+    std::string any;
+    for (const auto& [bench, params] : *cases) {
+      any += fmt::format("{}(bench = {} AND params = {})", any.empty() ? "" : " OR ",
+                         literal(bench), literal(params));
+    }
+    sql += " AND (" + any + ")";
+  } else if (const auto ranges = bench_ranges(normalized.cases)) {
     std::string any;
     for (const auto& [low, high] : *ranges) {
       // The upper bound only when it is UTF-8 (a raised last byte of a multibyte character
