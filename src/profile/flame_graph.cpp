@@ -2,6 +2,7 @@
 #include "profile/flame_graph.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace benchledger::profile {
@@ -16,21 +17,37 @@ using PathCosts = std::map<std::vector<std::string>, double>;
 // One side's call graph, walked from its roots.
 class CallGraphWalk {
  public:
-  CallGraphWalk(const CallGraph& graph, double min_cost, std::size_t max_depth)
-      : m_graph(graph), m_min_cost(min_cost), m_max_depth(max_depth) {
+  CallGraphWalk(const CallGraph& graph, std::size_t max_depth)
+      : m_graph(graph), m_max_depth(max_depth) {
     const std::size_t n = graph.functions.size();
     m_calls.resize(n);
+    // What a function hands out to its callees: its inclusive cost, or what its calls add up to
+    // where they say more (a profile written by hand, or damaged), so that no path costs more
+    // than its caller and the walk stays bounded.
+    m_divisor.resize(n);
+    for (std::size_t f = 0; f < n; ++f) m_divisor[f] = graph.functions[f].inclusive;
+    std::vector<double> calls_sum(n, 0);
     std::vector<bool> called(n, false);
     for (const CallGraph::Call& call : graph.calls) {
       m_calls[call.caller].push_back(&call);
+      calls_sum[call.caller] += std::max(call.instructions, 0.0);
       if (call.callee && *call.callee != call.caller) called[*call.callee] = true;
     }
     for (std::size_t f = 0; f < n; ++f) {
-      if (!called[f]) m_roots.push_back(f);
+      m_divisor[f] = std::max(m_divisor[f], calls_sum[f]);
+      if (!called[f]) {
+        m_roots.push_back(f);
+        m_roots_cost += std::max(graph.functions[f].inclusive, 0.0);
+      }
     }
   }
 
-  PathCosts walk() {
+  // The roots' cost together: what the widest row can hold.
+  double roots_cost() const { return m_roots_cost; }
+
+  // Every path of at least `min_cost` (more than 0).
+  PathCosts walk(double min_cost) {
+    m_min_cost = min_cost;
     for (const std::size_t root : m_roots) expand(root, m_graph.functions[root].inclusive);
     return std::move(m_costs);
   }
@@ -41,9 +58,8 @@ class CallGraphWalk {
     m_path.push_back(m_graph.functions[function].name);
     m_on_path.push_back(function);
     m_costs[m_path] += cost;
-    const double inclusive = m_graph.functions[function].inclusive;
-    if (m_path.size() < m_max_depth && inclusive > 0) {
-      const double share = cost / inclusive;
+    if (m_path.size() < m_max_depth && m_divisor[function] > 0) {
+      const double share = cost / m_divisor[function];
       for (const CallGraph::Call* call : m_calls[function]) {
         const double part = call->instructions * share;
         if (!call->callee) {
@@ -63,8 +79,10 @@ class CallGraphWalk {
   }
 
   const CallGraph& m_graph;
-  double m_min_cost;
   std::size_t m_max_depth;
+  double m_min_cost = 0;
+  double m_roots_cost = 0;
+  std::vector<double> m_divisor;
   std::vector<std::vector<const CallGraph::Call*>> m_calls;
   std::vector<std::size_t> m_roots;
   std::vector<std::string> m_path;
@@ -99,15 +117,18 @@ FlameGraph differential_flame_graph(const Profile& base, const Profile& head, do
                                     std::size_t max_depth) {
   FlameGraph graph;
   if (base.call_graph.functions.empty() || head.call_graph.functions.empty()) return graph;
-  const double scale = std::max(base.total.instructions, head.total.instructions);
-  const double min_cost = scale * min_share;
+  CallGraphWalk base_walk(base.call_graph, max_depth), head_walk(head.call_graph, max_depth);
+  // At most 1/min_share frames a row and side, whatever the figures say.
+  const double scale = std::max({base.total.instructions, head.total.instructions,
+                                 base_walk.roots_cost(), head_walk.roots_cost()});
+  const double min_cost = std::max(scale * min_share, std::numeric_limits<double>::min());
   Node root;
-  for (const auto& [path, cost] : CallGraphWalk(base.call_graph, min_cost, max_depth).walk()) {
+  for (const auto& [path, cost] : base_walk.walk(min_cost)) {
     Node* node = &root;
     for (const std::string& name : path) node = &node->children[name];
     node->base = cost;
   }
-  for (const auto& [path, cost] : CallGraphWalk(head.call_graph, min_cost, max_depth).walk()) {
+  for (const auto& [path, cost] : head_walk.walk(min_cost)) {
     Node* node = &root;
     for (const std::string& name : path) node = &node->children[name];
     node->head = cost;

@@ -38,7 +38,9 @@ struct FlameGraph {
 // head's cost: a path the head no longer takes has no width. Frames narrower than `min_share` of
 // the width, and paths deeper than `max_depth`, are left out; a function already on its own path
 // (a cycle) is not expanded again; a function nothing in its side's call graph calls is a root.
-// Empty when either profile has no call graph.
+// A function's calls are shared out of what it holds even where they say more (a damaged
+// profile), so that with `min_share` above 0 a row has at most 1/min_share frames a side. Empty
+// when either profile has no call graph.
 FlameGraph differential_flame_graph(const Profile& base, const Profile& head,
                                     double min_share = 0.002, std::size_t max_depth = 40);
 

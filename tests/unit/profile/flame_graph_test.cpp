@@ -85,3 +85,25 @@ TEST_CASE("frames narrower than the least share, or deeper than the most depth, 
   const FlameGraph shallow = differential_flame_graph(program(200), program(400), 0, 2);
   CHECK(shallow.depth == 2);
 }
+
+TEST_CASE("a damaged call graph draws no frame wider than its caller, in bounded time") {
+  // Calls that say far more than their caller's inclusive cost, every function calling every
+  // other: each caller's calls are scaled to what it holds, and at most 1/min_share frames a row.
+  Profile p;
+  for (int f = 0; f < 30; ++f) p.call_graph.functions.push_back({"f" + std::to_string(f), 1});
+  p.call_graph.functions[0].inclusive = 1e6;
+  for (std::size_t a = 0; a < 30; ++a) {
+    for (std::size_t b = 1; b < 30; ++b) {
+      if (a != b) p.call_graph.calls.push_back({a, b, 1e9});
+    }
+  }
+  p.total.instructions = 10;
+  const FlameGraph g = differential_flame_graph(p, p);
+  CHECK(g.width == Approx(1e6));
+  std::vector<std::size_t> per_row(g.depth, 0);
+  for (const FlameFrame& f : g.frames) {
+    CHECK(f.head <= 1e6 * (1 + 1e-9));
+    ++per_row[f.depth];
+  }
+  for (const std::size_t n : per_row) CHECK(n <= 500);
+}
