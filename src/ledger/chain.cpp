@@ -305,39 +305,41 @@ SinceVerifier::SinceVerifier(std::string ledger, std::string unit, std::string s
   }
 }
 
+namespace {
+
+// A record's header from its canonical bytes' fixed places, else parsed (a record in another
+// shape, written by hand: rare); empty when it cannot be read.
+Header header_in(std::string_view bytes) {
+  if (const auto peek = peek_canonical(bytes)) {
+    Header header;
+    header.id = std::string(peek->id);
+    header.prev = std::string(peek->prev);
+    return header;
+  }
+  try {
+    return header_of(parse_record(bytes));
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+}  // namespace
+
 void SinceVerifier::add(std::int64_t position, std::string_view bytes) {
   ++m_records;
   if (m_found) {
     m_verifier.add(position, bytes);
     return;
   }
-  std::string_view prev;
-  std::string parsed_prev;
-  if (const auto peek = peek_canonical(bytes)) {
-    prev = peek->prev;
-  } else {
-    try {  // a record in another shape (written by hand): rare, and parsed
-      parsed_prev = header_of(parse_record(bytes)).prev;
-      prev = parsed_prev;
-    } catch (const Error&) {
-    }
-  }
-  if (prev == m_saved_head && m_previous_readable && sha256_hex(m_previous) == m_saved_head) {
-    const auto peek = peek_canonical(m_previous);
-    std::string id = peek ? std::string(peek->id) : std::string();
-    if (!peek) {
-      try {
-        id = header_of(parse_record(m_previous)).id;
-      } catch (const Error&) {
-      }
-    }
-    m_found = true;
-    m_verifier.start_after(m_previous_position, id, m_saved_head);
-    m_previous = {};
+  // Before the saved head only the `prev` is read, from its fixed place where it can be.
+  const auto peek = peek_canonical(bytes);
+  const bool names_head = peek ? peek->prev == m_saved_head : header_in(bytes).prev == m_saved_head;
+  if (names_head && m_previous_readable && sha256_hex(m_previous) == m_saved_head) {
+    take_up_after_previous();
     m_verifier.add(position, bytes);
     return;
   }
-  if (const auto peek = peek_canonical(bytes)) m_verifier.add_earlier_id(position, peek->id);
+  if (peek) m_verifier.add_earlier_id(position, peek->id);
   m_previous.assign(bytes);
   m_previous_position = position;
   m_previous_readable = true;
@@ -353,13 +355,16 @@ void SinceVerifier::add_unreadable(std::int64_t position, const std::string& pro
   m_previous_position = position;
 }
 
+void SinceVerifier::take_up_after_previous() {
+  m_found = true;
+  m_verifier.start_after(m_previous_position, header_in(m_previous).id, m_saved_head);
+  m_previous = {};
+}
+
 VerifyReport SinceVerifier::finish() {
-  if (!m_found && m_previous_readable && sha256_hex(m_previous) == m_saved_head) {
-    // The saved head is the last record: nothing was appended after it.
-    const auto peek = peek_canonical(m_previous);
-    m_found = true;
-    m_verifier.start_after(m_previous_position, peek ? peek->id : std::string_view(), m_saved_head);
-  }
+  // The saved head is the last record: nothing was appended after it.
+  if (!m_found && m_previous_readable && sha256_hex(m_previous) == m_saved_head)
+    take_up_after_previous();
   if (!m_found) m_verifier.add_ledger_break(unknown_saved_head(m_saved_head, m_records));
   return m_verifier.finish();
 }

@@ -126,6 +126,9 @@ class SinceVerifier {
   VerifyReport finish();
 
  private:
+  // The previous record is the saved head's: the chain is checked from the next one on.
+  void take_up_after_previous();
+
   ChainVerifier m_verifier;
   std::string m_saved_head;
   bool m_found = false;

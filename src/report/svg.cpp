@@ -125,10 +125,12 @@ std::string marker(const Style& style, double x, double y, double r, bool hollow
   return {};
 }
 
+// `extra`: more attributes, each with its leading space; `fill`: the text's colour (an attribute
+// written once: an SVG element may not repeat one).
 std::string text(double x, double y, std::string_view content, const char* anchor, double size,
-                 const std::string& extra = {}) {
+                 const std::string& extra = {}, const char* fill = k_text) {
   return fmt::format(R"(<text x="{}" y="{}" text-anchor="{}" font-size="{}" fill="{}"{}>{}</text>)",
-                     num(x), num(y), anchor, num(size), k_text, extra, escape_html(content));
+                     num(x), num(y), anchor, num(size), fill, extra, escape_html(content));
 }
 
 int decimals_for(double step) {
@@ -562,8 +564,8 @@ std::string profile_chart(const ProfileChart& chart, const std::string& id) {
     body += text(left, row_top + 12,
                  fit_text(bar.name, k_width - left - right - label_width - 12, k_tick_font),
                  "start", k_tick_font);
-    body += text(k_width - right, row_top + 12, bar.change_label, "end", k_tick_font,
-                 fmt::format(R"( fill="{}")", bar.change == 0 ? k_axis : colour));
+    body += text(k_width - right, row_top + 12, bar.change_label, "end", k_tick_font, "",
+                 bar.change == 0 ? k_axis : colour);
     const double bar_y = row_top + 17;
     if (bar.head > 0) {
       body += fmt::format(
@@ -612,9 +614,8 @@ std::string flame_chart(const FlameChart& chart, const std::string& id) {
         num(x), num(y), num(width), num(row - 1), colour, num(opacity));
     // White on the deep colours, dark on the pale ones: legible either way.
     if (width > 24) {
-      body += fmt::format(R"(<text x="{}" y="{}" font-size="10" fill="{}">{}</text>)", num(x + 3),
-                          num(y + 12), opacity > 0.6 && box.change != 0 ? "#FFFFFF" : k_text,
-                          escape_html(fit_text(box.name, width - 6, 10)));
+      body += text(x + 3, y + 12, fit_text(box.name, width - 6, 10), "start", 10, "",
+                   opacity > 0.6 && box.change != 0 ? "#FFFFFF" : k_text);
     }
     body += "</g>";
   }
