@@ -40,6 +40,13 @@ ProcessResult psql(const std::string& uri, const std::string& sql) {
   return run_process({"/usr/bin/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql});
 }
 
+// A role a test grants, dropped after the database that holds its privileges (declared before
+// the ScratchDir).
+struct DropRole {
+  std::string name;
+  ~DropRole() { run_pg_admin_sql("DROP ROLE IF EXISTS \"" + name + "\""); }
+};
+
 std::int64_t count_points(const std::string& uri) {
   return std::stoll(query(uri, "SELECT count(*) FROM benchledger_points").at(0));
 }
@@ -103,11 +110,7 @@ TEST_CASE("the database gives each sample count the interval median_interval giv
 }
 
 TEST_CASE("a PostgreSQL ledger from before the points is read from its records, then upgraded") {
-  // The role of the grant section, dropped after the database that holds its privileges.
-  struct DropRole {
-    std::string name;
-    ~DropRole() { run_pg_admin_sql("DROP ROLE IF EXISTS \"" + name + "\""); }
-  } role;
+  DropRole role;  // the grant section's
   const ScratchDir dir;
   role.name = "ci_points_" + dir.suffix();
   const std::string uri = dir.pg_uri();
@@ -117,11 +120,12 @@ TEST_CASE("a PostgreSQL ledger from before the points is read from its records, 
     ledger::open_store(uri)->append(all[i]);
     ndjson->append(all[i]);
   }
-  // As the previous version left a ledger: the table of records and its triggers alone.
+  // As a version before the points left a ledger: the table of records and the triggers that
+  // refuse changes (its chain check, a trigger of its own then, is not kept here).
   query(uri,
-        "DROP VIEW benchledger_results; DROP TRIGGER benchledger_points_on ON "
+        "DROP VIEW benchledger_results; DROP TRIGGER benchledger_append_on ON "
         "benchledger_records; DROP TABLE benchledger_points; DROP FUNCTION "
-        "benchledger_points_on(), benchledger_fill_points(bigint, bigint), "
+        "benchledger_append_on(), benchledger_fill_points(bigint, bigint), "
         "benchledger_median_rank(integer)");
   const auto store = ledger::open_store(uri);
   CHECK(store->verify(std::nullopt).ok);
@@ -145,6 +149,47 @@ TEST_CASE("a PostgreSQL ledger from before the points is read from its records, 
     ndjson->append(all.back());
     check_ledger_of_batches(uri, *ndjson, *ci);
   }
+}
+
+TEST_CASE("ledger grant gives a ledger of an earlier version one trigger and the label index") {
+  DropRole role;
+  const ScratchDir dir;
+  role.name = "ci_one_trigger_" + dir.suffix();
+  const std::string uri = dir.pg_uri();
+  const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
+  auto all = batches();
+  for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+    ledger::open_store(uri)->append(all[i]);
+    ndjson->append(all[i]);
+  }
+  // The earlier version's names: the chain check's trigger, and the points' with its function;
+  // and no index of points for dashboards.
+  query(uri,
+        "DROP INDEX benchledger_points_by_label; "
+        "ALTER TRIGGER benchledger_append_on ON benchledger_records RENAME TO "
+        "benchledger_chain_on; CREATE FUNCTION benchledger_points_on() RETURNS trigger "
+        "LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$; CREATE TRIGGER benchledger_points_on "
+        "AFTER INSERT ON benchledger_records FOR EACH STATEMENT EXECUTE FUNCTION "
+        "benchledger_points_on()");
+  const ProcessResult grant = run_ledger({"grant", role.name, "--ledger", uri});
+  INFO(grant.err);
+  REQUIRE(grant.exit_code == 0);
+  CHECK(grant.err.empty());  // no notice of a trigger or function that was not there
+  CHECK(query(uri,
+              "SELECT string_agg(tgname, ' ' ORDER BY tgname) FROM pg_trigger WHERE tgrelid = "
+              "'benchledger_records'::regclass AND NOT tgisinternal") ==
+        std::vector<std::string>{"benchledger_append_on benchledger_refuse_delete "
+                                 "benchledger_refuse_truncate benchledger_refuse_update"});
+  CHECK(query(uri,
+              "SELECT count(*) FROM pg_proc WHERE proname IN ('benchledger_chain_on', "
+              "'benchledger_points_on')") == std::vector<std::string>{"0"});
+  CHECK(query(uri, "SELECT to_regclass('benchledger_points_by_label') IS NOT NULL") ==
+        std::vector<std::string>{"t"});
+  const auto ci =
+      ledger::open_store("postgresql://" + role.name + "@" + uri.substr(uri.find('@') + 1));
+  ci->append(all.back());  // checked and its points derived by the one trigger
+  ndjson->append(all.back());
+  check_ledger_of_batches(uri, *ndjson, *ci);
 }
 
 TEST_CASE("the view shows what history shows, and neither a result appended before its run") {

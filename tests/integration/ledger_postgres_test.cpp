@@ -473,7 +473,7 @@ TEST_CASE("ledger grant refuses a role that REVOKE cannot make append-only") {
   CHECK_THAT(through.err, Catch::Contains("still has UPDATE") &&
                               Catch::Contains("through a role it is a member of"));
   // A table whose triggers the owner switched off cannot be promised to anyone.
-  REQUIRE(psql(as_owner, "ALTER TABLE benchledger_records DISABLE TRIGGER benchledger_chain_on")
+  REQUIRE(psql(as_owner, "ALTER TABLE benchledger_records DISABLE TRIGGER benchledger_append_on")
               .exit_code == 0);
   const ProcessResult disabled = run_ledger({"grant", "ci_anyone", "--ledger", uri});
   CHECK(disabled.exit_code == 2);

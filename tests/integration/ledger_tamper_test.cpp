@@ -286,12 +286,12 @@ TEST_CASE("nothing is appended onto a ledger whose last record does not verify")
     } else {
       const ProcessResult psql = run_process(
           {"/usr/bin/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c",
-           "BEGIN; ALTER TABLE benchledger_records DISABLE TRIGGER benchledger_chain_on; "
+           "BEGIN; ALTER TABLE benchledger_records DISABLE TRIGGER benchledger_append_on; "
            "INSERT INTO benchledger_records (seq, id, type, time, bytes) SELECT max(seq) + 1, "
            "'junk', 'note', 't', '" +
                junk +
                "' FROM benchledger_records; ALTER TABLE benchledger_records ENABLE TRIGGER "
-               "benchledger_chain_on; COMMIT"});
+               "benchledger_append_on; COMMIT"});
       REQUIRE(psql.exit_code == 0);
     }
     std::string before;
