@@ -14,12 +14,16 @@
 
 namespace benchledger::ledger {
 
-std::vector<PointRow> point_rows(std::int64_t seq, const RunRecord& run,
+PointRun point_run(const RunRecord& run) {
+  return PointRun{run.header.id, run.header.time, run.label, run.git};
+}
+
+std::vector<PointRow> point_rows(std::int64_t seq, const PointRun& run,
                                  const ResultRecord& result) {
   std::vector<PointRow> rows;
   const std::string params = params_text(result.params);
   for (const auto& [name, metric] : result.metrics) {
-    const SeriesPoint q = series_point(run.header.id, run.header.time, run.label, run.git, metric);
+    const SeriesPoint q = series_point(run.id, run.time, run.label, run.git, metric);
     rows.push_back(PointRow{result.bench,
                             params,
                             name,
@@ -76,16 +80,6 @@ std::string differing(const PointRow& stored, const PointRow& wanted) {
 // a run's results follow it closely, and the memory stays bounded whatever the ledger's size.
 constexpr std::size_t k_runs_kept = 65536;
 
-// What a point holds of a run (point_rows()): the rest of it is not kept.
-RunRecord point_fields(const RunRecord& run) {
-  RunRecord kept;
-  kept.header.id = run.header.id;
-  kept.header.time = run.header.time;
-  kept.label = run.label;
-  kept.git = run.git;
-  return kept;
-}
-
 }  // namespace
 
 PointsCheck::PointsCheck(FindRun find_run, NextPoint next_point, ChainVerifier& verifier)
@@ -106,17 +100,17 @@ void PointsCheck::extras_before(std::int64_t seq) {
   for (; m_more && m_point.seq < seq; m_more = m_next_point(m_point)) extra(m_point);
 }
 
-const std::optional<RunRecord>& PointsCheck::keep(const std::string& id,
-                                                  std::optional<RunRecord> run) {
+const std::optional<PointRun>& PointsCheck::keep(const std::string& id,
+                                                 std::optional<PointRun> run) {
   if (m_runs.size() >= k_runs_kept) m_runs.clear();
   return m_runs.insert_or_assign(id, std::move(run)).first->second;
 }
 
-const std::optional<RunRecord>& PointsCheck::run_of(const std::string& id, std::int64_t seq) {
+const std::optional<PointRun>& PointsCheck::run_of(const std::string& id, std::int64_t seq) {
   if (const auto kept = m_runs.find(id); kept != m_runs.end()) return kept->second;
-  std::optional<RunRecord> run;
+  std::optional<PointRun> run;
   if (const auto bytes = m_find_run(id, seq)) {
-    if (const auto parsed = parsed_as<RunRecord>(*bytes)) run = point_fields(*parsed);
+    if (const auto parsed = parsed_as<RunRecord>(*bytes)) run = point_run(*parsed);
   }
   return keep(id, std::move(run));
 }
@@ -126,7 +120,7 @@ void PointsCheck::add(std::int64_t seq, const std::optional<Record>& record) {
   extras_before(seq);
   if (record) {
     if (const auto* run = std::get_if<RunRecord>(&*record)) {
-      keep(run->header.id, point_fields(*run));
+      keep(run->header.id, point_run(*run));
     } else if (const auto* result = std::get_if<ResultRecord>(&*record)) {
       if (const auto& of = run_of(result->run, seq)) {
         for (const PointRow& want : point_rows(seq, *of, *result)) {

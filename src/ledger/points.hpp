@@ -33,9 +33,17 @@ struct PointRow {
   std::int64_t samples = 0;
 };
 
+// What a point holds of its run: a run's record less what it does not need (its environment
+// above all), for keeping many.
+struct PointRun {
+  std::string id, time;
+  std::optional<std::string> label;
+  GitState git;
+};
+PointRun point_run(const RunRecord& run);
+
 // The rows the records give for a result of `run` at `seq`, in the order of the metrics' names.
-std::vector<PointRow> point_rows(std::int64_t seq, const RunRecord& run,
-                                 const ResultRecord& result);
+std::vector<PointRow> point_rows(std::int64_t seq, const PointRun& run, const ResultRecord& result);
 
 // A record of type T from its bytes, or nullopt when they are not one (verify reports them).
 template <class T>
@@ -75,11 +83,11 @@ class PointsCheck {
   // Each row of the table before `seq`: points no record gives.
   void extras_before(std::int64_t seq);
   void extra(const PointRow& row);
-  // The run of id `id` appended before `seq`, what point_rows() reads of it; nullopt when none.
-  const std::optional<RunRecord>& run_of(const std::string& id, std::int64_t seq);
+  // The run of id `id` appended before `seq`; nullopt when none.
+  const std::optional<PointRun>& run_of(const std::string& id, std::int64_t seq);
   // Keeps `run` (nullopt: none) as the run of id `id`, forgetting every run kept when there are
   // too many.
-  const std::optional<RunRecord>& keep(const std::string& id, std::optional<RunRecord> run);
+  const std::optional<PointRun>& keep(const std::string& id, std::optional<PointRun> run);
 
   FindRun m_find_run;
   NextPoint m_next_point;
@@ -87,9 +95,8 @@ class PointsCheck {
   PointRow m_point;  // the table's row not yet matched, while m_more
   bool m_started = false;
   bool m_more = false;
-  // Runs by id (nullopt: none was appended before the result that looked it up), each with only
-  // what a point holds of it.
-  std::unordered_map<std::string, std::optional<RunRecord>> m_runs;
+  // Runs by id (nullopt: none was appended before the result that looked it up).
+  std::unordered_map<std::string, std::optional<PointRun>> m_runs;
 };
 
 // A row of a table of points as a reader of it gets it: the columns scan_points() needs.

@@ -20,18 +20,18 @@ PointWriter::PointWriter(sqlite3* db, const std::string& context)
       m_find_run(db, "SELECT seq, bytes FROM records WHERE id = ?1 AND type = 'run'", context) {}
 
 void PointWriter::run(const RunRecord& run) {
-  m_run = run;
+  m_run = point_run(run);
 }
 
 void PointWriter::result(std::int64_t seq, const ResultRecord& result) {
-  if (!m_run || m_run->header.id != result.run) {
+  if (!m_run || m_run->id != result.run) {
     m_find_run.bind(1, std::string_view(result.run));
     const bool found = m_find_run.step();
     std::optional<RunRecord> run;
     if (found) run = parsed_as<RunRecord>(m_find_run.text(1));
     m_find_run.reset();
     if (!run) return;  // not in the ledger, or a record verify reports: no points, as fill_points
-    m_run = std::move(run);
+    m_run = point_run(*run);
   }
   for (const PointRow& row : point_rows(seq, *m_run, result)) {
     m_insert.bind(1, std::string_view(row.bench))

@@ -29,7 +29,7 @@ class PointWriter {
  private:
   Statement m_insert;
   Statement m_find_run;
-  std::optional<RunRecord> m_run;  // the last run written or looked up
+  std::optional<PointRun> m_run;  // the last run written or looked up
 };
 
 // Whether the newest result (of a run appended before it) has its points: false when a program
