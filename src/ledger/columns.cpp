@@ -54,10 +54,10 @@ std::string differing(const Columns& stored, const Columns& record) {
 
 }  // namespace
 
-void verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
-                const Columns& stored) {
-  const std::optional<Record> record = verifier.add(seq, bytes);
-  if (!record) return;
+std::optional<Record> verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
+                                 const Columns& stored) {
+  std::optional<Record> record = verifier.add(seq, bytes);
+  if (!record) return record;
   const Columns wanted = columns_of(*record);
   if (stored != wanted) {
     verifier.add_bad(seq, wanted.id,
@@ -65,6 +65,7 @@ void verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view byte
                          "): the table was changed outside benchledger, and queries through "
                          "them find the wrong records");
   }
+  return record;
 }
 
 }  // namespace benchledger::ledger

@@ -25,8 +25,9 @@ Columns columns_of(const Record& record);
 std::string params_text(const Params& params);
 
 // `verify` of one database row: its bytes go through the chain, and its stored columns must say
-// what the bytes say (a row edited with the triggers off); each disagreement is a break.
-void verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
-                const Columns& stored);
+// what the bytes say (a row edited with the triggers off); each disagreement is a break. Returns
+// the record parsed, or nullopt when it is not a valid record (ChainVerifier::add()).
+std::optional<Record> verify_row(ChainVerifier& verifier, std::int64_t seq, std::string_view bytes,
+                                 const Columns& stored);
 
 }  // namespace benchledger::ledger

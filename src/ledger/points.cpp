@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -13,12 +14,16 @@
 
 namespace benchledger::ledger {
 
-std::vector<PointRow> point_rows(std::int64_t seq, const RunRecord& run,
+PointRun point_run(const RunRecord& run) {
+  return PointRun{run.header.id, run.header.time, run.label, run.git};
+}
+
+std::vector<PointRow> point_rows(std::int64_t seq, const PointRun& run,
                                  const ResultRecord& result) {
   std::vector<PointRow> rows;
   const std::string params = params_text(result.params);
   for (const auto& [name, metric] : result.metrics) {
-    const SeriesPoint q = series_point(run.header.id, run.header.time, run.label, run.git, metric);
+    const SeriesPoint q = series_point(run.id, run.time, run.label, run.git, metric);
     rows.push_back(PointRow{result.bench,
                             params,
                             name,
@@ -39,20 +44,10 @@ std::vector<PointRow> point_rows(std::int64_t seq, const RunRecord& run,
   return rows;
 }
 
-std::vector<PointRow> WantedPoints::of(std::int64_t seq,
-                                       const std::optional<std::string_view>& run_bytes,
-                                       std::string_view result_bytes) {
-  if (!run_bytes) return {};
-  if (*run_bytes != m_run_bytes) {
-    m_run_bytes = *run_bytes;
-    m_run = parsed_as<RunRecord>(m_run_bytes);
-  }
-  const auto result = parsed_as<ResultRecord>(result_bytes);
-  if (!result || !m_run) return {};
-  return point_rows(seq, *m_run, *result);
-}
-
 namespace {
+
+constexpr const char* k_points_changed =
+    "the table of points was changed outside benchledger, and `history` reads it";
 
 // The names of the columns in which two rows differ, as "centre, low"; NaN equals NaN.
 std::string differing(const PointRow& stored, const PointRow& wanted) {
@@ -81,50 +76,82 @@ std::string differing(const PointRow& stored, const PointRow& wanted) {
   return out;
 }
 
+// Past this many runs kept, they are forgotten, and a result of one of them looks it up again:
+// a run's results follow it closely, and the memory stays bounded whatever the ledger's size.
+constexpr std::size_t k_runs_kept = 65536;
+
 }  // namespace
 
-void verify_points(const std::function<bool(PointSource& result)>& next_result,
-                   const std::function<bool(PointRow& row)>& next_point, ChainVerifier& verifier) {
-  const std::string changed =
-      "the table of points was changed outside benchledger, and `history` reads it";
-  const auto extra = [&](const PointRow& row) {
-    verifier.add_bad(row.seq, "",
+PointsCheck::PointsCheck(FindRun find_run, NextPoint next_point, ChainVerifier& verifier)
+    : m_find_run(std::move(find_run)), m_next_point(std::move(next_point)), m_verifier(verifier) {}
+
+void PointsCheck::extra(const PointRow& row) {
+  m_verifier.add_bad(row.seq, "",
                      fmt::format("the table of points holds a point (metric {}) that the records "
                                  "do not give: {}",
-                                 row.metric, changed));
-  };
-  // Both in (seq, metric) order: a merge of the two.
-  WantedPoints wanted;
-  PointSource result;
-  PointRow point;
-  bool more_points = next_point(point);
-  while (next_result(result)) {
-    const std::int64_t seq = result.seq;
-    for (; more_points && point.seq < seq; more_points = next_point(point)) extra(point);
-    const std::optional<std::string_view> run_bytes =
-        result.run_bytes ? std::optional<std::string_view>(*result.run_bytes) : std::nullopt;
-    for (const PointRow& want : wanted.of(seq, run_bytes, result.bytes)) {
-      while (more_points && point.seq == seq && point.metric < want.metric) {
-        extra(point);
-        more_points = next_point(point);
-      }
-      if (!more_points || point.seq != seq || point.metric != want.metric) {
-        verifier.add_bad(
-            seq, want.result,
-            fmt::format("its point for metric {} is missing: {}", want.metric, changed));
-        continue;
-      }
-      const std::string diff = differing(point, want);
-      if (!diff.empty()) {
-        verifier.add_bad(seq, want.result,
-                         fmt::format("its point for metric {} disagrees with its bytes ({}): {}",
-                                     want.metric, diff, changed));
-      }
-      more_points = next_point(point);
-    }
-    for (; more_points && point.seq == seq; more_points = next_point(point)) extra(point);
+                                 row.metric, k_points_changed));
+}
+
+void PointsCheck::extras_before(std::int64_t seq) {
+  if (!m_started) {
+    m_started = true;
+    m_more = m_next_point(m_point);
   }
-  for (; more_points; more_points = next_point(point)) extra(point);
+  for (; m_more && m_point.seq < seq; m_more = m_next_point(m_point)) extra(m_point);
+}
+
+const std::optional<PointRun>& PointsCheck::keep(const std::string& id,
+                                                 std::optional<PointRun> run) {
+  if (m_runs.size() >= k_runs_kept) m_runs.clear();
+  return m_runs.insert_or_assign(id, std::move(run)).first->second;
+}
+
+const std::optional<PointRun>& PointsCheck::run_of(const std::string& id, std::int64_t seq) {
+  if (const auto kept = m_runs.find(id); kept != m_runs.end()) return kept->second;
+  std::optional<PointRun> run;
+  if (const auto bytes = m_find_run(id, seq)) {
+    if (const auto parsed = parsed_as<RunRecord>(*bytes)) run = point_run(*parsed);
+  }
+  return keep(id, std::move(run));
+}
+
+void PointsCheck::add(std::int64_t seq, const std::optional<Record>& record) {
+  // Both in (seq, metric) order: a merge of the two.
+  extras_before(seq);
+  if (record) {
+    if (const auto* run = std::get_if<RunRecord>(&*record)) {
+      keep(run->header.id, point_run(*run));
+    } else if (const auto* result = std::get_if<ResultRecord>(&*record)) {
+      if (const auto& of = run_of(result->run, seq)) {
+        for (const PointRow& want : point_rows(seq, *of, *result)) {
+          while (m_more && m_point.seq == seq && m_point.metric < want.metric) {
+            extra(m_point);
+            m_more = m_next_point(m_point);
+          }
+          if (!m_more || m_point.seq != seq || m_point.metric != want.metric) {
+            m_verifier.add_bad(seq, want.result,
+                               fmt::format("its point for metric {} is missing: {}", want.metric,
+                                           k_points_changed));
+            continue;
+          }
+          const std::string diff = differing(m_point, want);
+          if (!diff.empty()) {
+            m_verifier.add_bad(
+                seq, want.result,
+                fmt::format("its point for metric {} disagrees with its bytes ({}): {}",
+                            want.metric, diff, k_points_changed));
+          }
+          m_more = m_next_point(m_point);
+        }
+      }
+    }
+  }
+  for (; m_more && m_point.seq == seq; m_more = m_next_point(m_point)) extra(m_point);
+}
+
+void PointsCheck::finish() {
+  extras_before(std::numeric_limits<std::int64_t>::max());  // reads the first row if no record came
+  for (; m_more; m_more = m_next_point(m_point)) extra(m_point);
 }
 
 PointReader::PointReader(std::vector<std::string> cases, std::string name)

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <benchledger/record.hpp>
@@ -32,9 +33,17 @@ struct PointRow {
   std::int64_t samples = 0;
 };
 
+// What a point holds of its run: a run's record less what it does not need (its environment
+// above all), for keeping many.
+struct PointRun {
+  std::string id, time;
+  std::optional<std::string> label;
+  GitState git;
+};
+PointRun point_run(const RunRecord& run);
+
 // The rows the records give for a result of `run` at `seq`, in the order of the metrics' names.
-std::vector<PointRow> point_rows(std::int64_t seq, const RunRecord& run,
-                                 const ResultRecord& result);
+std::vector<PointRow> point_rows(std::int64_t seq, const PointRun& run, const ResultRecord& result);
 
 // A record of type T from its bytes, or nullopt when they are not one (verify reports them).
 template <class T>
@@ -47,32 +56,48 @@ std::optional<T> parsed_as(std::string_view bytes) {
   return std::nullopt;
 }
 
-// The rows the records give for results read in ledger order, each with its run's bytes (none
-// unless the run was appended before it: such a result has no place in a history); a run's
-// record is parsed once for all of its results. A record that does not parse gives no rows.
-class WantedPoints {
+// `verify` of a table of points, made in the pass that checks the records, so that each record
+// is parsed once: every row must be what the records give, and every point the records give must
+// have its row; each difference is a break. The records come in ledger order as verify_row()
+// parsed them; a result's run is one of them seen before it, kept by id, or else one that
+// `find_run` looks up (a run from before the first record handed in, or one no longer kept: the
+// runs kept are bounded). A result whose run was not appended before it has no points.
+class PointsCheck {
  public:
-  std::vector<PointRow> of(std::int64_t seq, const std::optional<std::string_view>& run_bytes,
-                           std::string_view result_bytes);
+  // The bytes of the run record `id` if it was appended before position `before`, else nullopt.
+  using FindRun =
+      std::function<std::optional<std::string>(const std::string& id, std::int64_t before)>;
+  // The table's next row, from the first after the position before the first record handed in,
+  // in (seq, metric) order, metrics in byte order; false at the end.
+  using NextPoint = std::function<bool(PointRow& row)>;
+
+  PointsCheck(FindRun find_run, NextPoint next_point, ChainVerifier& verifier);
+
+  // The record at `seq`, as verify_row() parsed it (nullopt: not a valid record, which gives no
+  // points).
+  void add(std::int64_t seq, const std::optional<Record>& record);
+  // After the last record: the table's rows left are points no record gives.
+  void finish();
 
  private:
-  std::string m_run_bytes;
-  std::optional<RunRecord> m_run;
-};
+  // Each row of the table before `seq`: points no record gives.
+  void extras_before(std::int64_t seq);
+  void extra(const PointRow& row);
+  // The run of id `id` appended before `seq`; nullopt when none.
+  const std::optional<PointRun>& run_of(const std::string& id, std::int64_t seq);
+  // Keeps `run` (nullopt: none) as the run of id `id`, forgetting every run kept when there are
+  // too many.
+  const std::optional<PointRun>& keep(const std::string& id, std::optional<PointRun> run);
 
-// A result as `verify` of a table of points reads it: its position, its bytes and its run's.
-struct PointSource {
-  std::int64_t seq = 0;
-  std::string bytes;
-  std::optional<std::string> run_bytes;
+  FindRun m_find_run;
+  NextPoint m_next_point;
+  ChainVerifier& m_verifier;
+  PointRow m_point;  // the table's row not yet matched, while m_more
+  bool m_started = false;
+  bool m_more = false;
+  // Runs by id (nullopt: none was appended before the result that looked it up).
+  std::unordered_map<std::string, std::optional<PointRun>> m_runs;
 };
-
-// `verify` of a table of points: every row must be what the records give, and every point the
-// records give must have its row; each difference is a break. `next_result` gives the results in
-// ledger order, `next_point` the table's rows in (seq, metric) order, metrics in byte order; each
-// returns false at the end.
-void verify_points(const std::function<bool(PointSource& result)>& next_result,
-                   const std::function<bool(PointRow& row)>& next_point, ChainVerifier& verifier);
 
 // A row of a table of points as a reader of it gets it: the columns scan_points() needs.
 struct PointColumns {

@@ -3,7 +3,8 @@
 // every sample count included), a ledger from before the table gets it filled with its owner's
 // next append or with `ledger grant`, the dashboards' view shows exactly what `history` shows (a
 // result appended before its run in neither), `verify` finds a point edited, removed or added by
-// the owner, and one case is read from one range of the key's index, unsorted.
+// the owner and reads the records on past a table of points it cannot read, and one case is read
+// from one range of the key's index, unsorted.
 #include <algorithm>
 #include <random>
 #include <string>
@@ -293,6 +294,19 @@ TEST_CASE("the points are append-only, and verify finds what their owner did to 
     CHECK_THAT(breaks(report),
                Catch::Contains("holds a point (metric forged) that the records do not give"));
   }
+}
+
+TEST_CASE("verify reports a table of points made over with other columns, and reads on") {
+  const ScratchDir dir;
+  const std::string uri = dir.pg_uri();
+  const auto store = ledger::open_store(uri);
+  store->append(fresh_batch("nightly", 2));
+  query(uri, "DROP TABLE benchledger_points CASCADE; CREATE TABLE benchledger_points (x int)");
+  const auto report = store->verify(std::nullopt);
+  CHECK_FALSE(report.ok);
+  CHECK(report.records == 3);
+  CHECK(report.break_count == 1);
+  CHECK_THAT(breaks(report), Catch::Contains("its table of points cannot be read"));
 }
 
 TEST_CASE("one case's points are one range of the key's index, read from it alone, unsorted") {

@@ -2,7 +2,8 @@
 // records after it must be valid and chain onto it, the saved head's record must still hash to
 // it, an edit after it is caught and one before it is not its concern, and a head that no record
 // hashes to is refused with exit 1, while a note that quotes the head is not taken for it. The
-// database stores' points are recomputed for the records after it.
+// database stores' points are recomputed for the records after it, a result's run before the
+// saved head included, and a point edited, missing or extra is named as the whole verify names it.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
@@ -60,29 +61,44 @@ void edit(const std::string& uri, std::int64_t position, const std::string& from
   }
 }
 
-// Sets the centre of the points of the result at `position` behind the store's back, as edit()
-// does with a record's bytes.
-void edit_points(const std::string& uri, std::int64_t position) {
-  const std::string update =
-      fmt::format("UPDATE {{}} SET centre = centre + 1 WHERE seq = {}", position);
+// Runs `statement` on the table of points behind the store's back, by its owner, with the
+// triggers that refuse it switched off for the statement and back on after it, as edit() does.
+// In the statement, {points} is the table of points and {records} the table of records.
+void on_points(const std::string& uri, const std::string& statement) {
   ProcessResult result;
   if (uri.rfind("sqlite:", 0) == 0) {
     const std::string db = uri.substr(7);
+    std::string drop, create;
+    for (const char* trigger :
+         {"points_refuse_update", "points_refuse_delete", "points_of_a_result"}) {
+      result =
+          run_process({"/usr/bin/sqlite3", db,
+                       fmt::format("SELECT sql FROM sqlite_master WHERE name = '{}'", trigger)});
+      REQUIRE(result.exit_code == 0);
+      REQUIRE_FALSE(result.out.empty());
+      drop += fmt::format("DROP TRIGGER {}; ", trigger);
+      create += result.out + ";\n";
+    }
     result = run_process({"/usr/bin/sqlite3", db,
-                          "SELECT sql FROM sqlite_master WHERE name = 'points_refuse_update'"});
-    REQUIRE(result.exit_code == 0);
-    const std::string trigger = result.out;
-    result = run_process({"/usr/bin/sqlite3", db,
-                          "DROP TRIGGER points_refuse_update; " +
-                              fmt::format(fmt::runtime(update), "points") + "; " + trigger + ";"});
+                          drop +
+                              fmt::format(fmt::runtime(statement), fmt::arg("points", "points"),
+                                          fmt::arg("records", "records")) +
+                              ";\n" + create});
   } else {
-    result = run_process({"/usr/bin/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c",
-                          "BEGIN; ALTER TABLE benchledger_points DISABLE TRIGGER USER; " +
-                              fmt::format(fmt::runtime(update), "benchledger_points") +
-                              "; ALTER TABLE benchledger_points ENABLE TRIGGER USER; COMMIT;"});
+    result = run_process(
+        {"/usr/bin/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c",
+         "BEGIN; ALTER TABLE benchledger_points DISABLE TRIGGER USER; " +
+             fmt::format(fmt::runtime(statement), fmt::arg("points", "benchledger_points"),
+                         fmt::arg("records", "benchledger_records")) +
+             "; ALTER TABLE benchledger_points ENABLE TRIGGER USER; COMMIT;"});
   }
-  INFO(result.err);
+  INFO(statement << "\n" << result.err);
   REQUIRE(result.exit_code == 0);
+}
+
+// Sets the centre of the points of the result at `position` behind the store's back.
+void edit_points(const std::string& uri, std::int64_t position) {
+  on_points(uri, fmt::format("UPDATE {{points}} SET centre = centre + 1 WHERE seq = {}", position));
 }
 
 // Appends three batches of a run and three results (records 1 to 12); returns the heads after
@@ -166,6 +182,88 @@ TEST_CASE("verify --since recomputes the points of the results after the saved h
     CHECK_THAT(result.err, Catch::Contains(": record 10 (id ") &&
                                Catch::Contains("disagrees with its bytes (centre)") &&
                                !Catch::Contains("record 6"));
+  }
+}
+
+TEST_CASE("verify --since names a point edited, missing or extra, its run before the head or not") {
+  const ScratchDir dir;
+  const auto uris = store_uris(dir);
+  for (const std::string& uri : {uris[1], uris[2]}) {
+    INFO(uri);
+    const auto store = open_store(uri);
+    // Records 1 to 3: a run and two results; the head saved after them.
+    const auto first = fresh_batch("nightly", 2);
+    const std::string saved = store->append(first).head;
+    // Records 4 and 5: results of that run, which is before the saved head.
+    const std::string run = header_of(first[0]).id;
+    std::vector<Record> later;
+    for (std::int64_t i = 2; i < 4; ++i) {
+      ResultRecord result = sample_result(run, new_ulid());
+      result.header.time = now_rfc3339();
+      result.params["i"] = i;
+      later.emplace_back(std::move(result));
+    }
+    store->append(later);
+    // Records 6 to 8: a result appended before its run (which has no points), the run, a result.
+    auto swapped = fresh_batch("nightly", 2);
+    std::swap(swapped[0], swapped[1]);
+    store->import(swapped);
+    const std::string name = store->uri();
+    const std::string head = store->verify(std::nullopt).head;
+
+    // Every point of records 4, 5 and 8 is as their records and runs give it, and record 6 has
+    // none.
+    ProcessResult result = verify(uri, {"--since", saved});
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    CHECK(result.out ==
+          "ok: " + name + ": 5 records after the saved head (position 3), head " + head + "\n");
+
+    // A break's line as verify prints it, naming a SQLite ledger by its file.
+    const std::string ledger = uri.rfind("sqlite:", 0) == 0 ? uri.substr(7) : name;
+    const auto line = [&](const std::string& record, const std::string& problem) {
+      return "benchledger: " + ledger + ": record " + record + ": " + problem +
+             ": the table of points was changed outside benchledger, and `history` reads it\n";
+    };
+    const auto id = [&](std::size_t i) { return header_of(later.at(i)).id; };
+    const std::string edited =
+        line("4 (id " + id(0) + ")", "its point for metric time disagrees with its bytes (centre)");
+    const std::string missing =
+        line("5 (id " + id(1) + ")", "its point for metric latency is missing");
+    const std::string forged =
+        line("5", "the table of points holds a point (metric forged) that the records do not give");
+    const std::string before_run =
+        line("6", "the table of points holds a point (metric time) that the records do not give");
+    const auto broken = [&](int breaks) {
+      return fmt::format(
+          "benchledger: {}: broken: {} {} in 5 records after the saved head "
+          "(position 3) (head {})\n",
+          name, breaks, breaks == 1 ? "break" : "breaks", head);
+    };
+
+    // A point edited, of a result whose run is before the saved head.
+    on_points(uri, "UPDATE {points} SET centre = centre + 1 WHERE seq = 4 AND metric = 'time'");
+    result = verify(uri, {"--since", saved});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err == edited + broken(1));
+    // A point missing.
+    on_points(uri, "DELETE FROM {points} WHERE seq = 5 AND metric = 'latency'");
+    result = verify(uri, {"--since", saved});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err == edited + missing + broken(2));
+    // Points extra: a metric no record gives, and a point of the result appended before its run.
+    on_points(uri,
+              "CREATE TEMP TABLE forged AS SELECT * FROM {points} WHERE seq = 5 AND metric = "
+              "'time'; UPDATE forged SET metric = 'forged', is_primary = (1 = 0); INSERT INTO "
+              "{points} SELECT * FROM forged; DELETE FROM forged; INSERT INTO forged SELECT * "
+              "FROM {points} WHERE seq = 8 AND metric = 'time'; UPDATE forged SET seq = 6, "
+              "result = (SELECT id FROM {records} WHERE seq = 6), params = (SELECT params FROM "
+              "{records} WHERE seq = 6); INSERT INTO {points} SELECT * FROM forged");
+    result = verify(uri, {"--since", saved});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err == edited + forged + missing + before_run + broken(4));
+    // The whole verify finds the same.
+    CHECK_THAT(verify(uri).err, Catch::StartsWith(edited + forged + missing + before_run));
   }
 }
 

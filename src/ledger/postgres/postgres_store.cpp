@@ -65,7 +65,15 @@ std::string sql_text(pqxx::transaction_base& txn, const std::optional<std::strin
 class Cursor {
  public:
   Cursor(pqxx::transaction_base& txn, const std::string& name, const std::string& sql)
-      : m_txn(txn), m_fetch(fmt::format("FETCH {} FROM {}", k_fetch_rows, name)) {
+      : Cursor(txn, name) {
+    declare(txn, name, sql);
+  }
+  // The cursor `name` that declare() made, in `txn` or a subtransaction of it since released.
+  Cursor(pqxx::transaction_base& txn, const std::string& name)
+      : m_txn(txn), m_fetch(fmt::format("FETCH {} FROM {}", k_fetch_rows, name)) {}
+
+  static void declare(pqxx::transaction_base& txn, const std::string& name,
+                      const std::string& sql) {
     txn.exec("DECLARE " + name + " NO SCROLL CURSOR FOR " + sql);
   }
 
@@ -502,98 +510,102 @@ VerifyReport PostgresStore::verify_since(const std::string& saved_head) const {
 }
 
 void PostgresStore::verify_after(ChainVerifier& verifier, std::int64_t after) const {
-  const bool exists =
-      query_rows(fmt::format("SELECT {} FROM benchledger_records WHERE seq > {} ORDER BY seq",
-                             k_columns, after),
-                 [&](const Row& row) {
-                   verify_row(verifier, integer(row[0]), text(row[1]),
-                              Columns{std::string(text(row[2])), std::string(text(row[3])),
-                                      std::string(text(row[4])), nullable(row[5]), nullable(row[6]),
-                                      nullable(row[7]), nullable(row[8]), nullable(row[9]),
-                                      nullable(row[10])});
-                   return true;  // on past a bad record: nothing after it may go unchecked
-                 });
-  if (!exists) {
-    throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
-  }
-  verify_points(verifier, after);
-}
-
-void PostgresStore::verify_points(ChainVerifier& verifier, std::int64_t after) const {
   Connection& c = connection();
+  std::string unreadable_points;  // why the table of points cannot be read: a break, at the end
   try {
     pqxx::read_transaction txn(c.connection);
-    // One snapshot for both cursors: a batch appended between them would show as points that
-    // no record gives.
+    // One snapshot for the records and the points: a batch appended between two reads would
+    // show as points that no record gives.
     txn.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-    if (!postgres::points_exist(txn)) return;  // a ledger made before them: its owner's append
-    // Each result with its run's bytes: for the whole ledger a join of every run, for the
-    // results after a saved head (a day's) their runs looked up by id, one index probe each,
-    // which the planner's join would not do (it hashes every run of the ledger: 2 s at
-    // 1,000,000 results).
-    Cursor results(
-        txn, "benchledger_results_rows",
-        after == 0
-            ? std::string("SELECT r.seq, r.bytes, run.bytes FROM benchledger_records r LEFT JOIN "
-                          "benchledger_records run ON run.id = r.run AND run.type = 'run' AND "
-                          "run.seq < r.seq WHERE r.type = 'result' ORDER BY r.seq")
-            : fmt::format("SELECT r.seq, r.bytes, (SELECT run.bytes FROM benchledger_records run "
-                          "WHERE run.id = r.run AND run.type = 'run' AND run.seq < r.seq) FROM "
-                          "benchledger_records r WHERE r.type = 'result' AND r.seq > {} ORDER "
-                          "BY r.seq",
-                          after));
-    Cursor points(txn, "benchledger_points_rows",
-                  fmt::format("SELECT seq, bench, params, metric, result, is_primary, unit, "
-                              "better, run, time, label, branch, git_commit, dirty, centre, low, "
-                              "high, min, max, samples FROM benchledger_points WHERE seq > {} "
-                              "ORDER BY seq, metric",
-                              after));
-    ledger::verify_points(
-        [&](PointSource& result) {
-          const Row* row = results.next();
-          if (row == nullptr) return false;
-          result.seq = integer((*row)[0]);
-          result.bytes = text((*row)[1]);
-          result.run_bytes = nullable((*row)[2]);
-          return true;
-        },
-        [&](PointRow& point) {
-          const Row* found = points.next();
-          if (found == nullptr) return false;
-          const Row& row = *found;
-          point = PointRow{std::string(text(row[1])),
-                           std::string(text(row[2])),
-                           std::string(text(row[3])),
-                           integer(row[0]),
-                           std::string(text(row[4])),
-                           text(row[5]) == "t" ? 1 : 0,
-                           std::string(text(row[6])),
-                           std::string(text(row[7])),
-                           std::string(text(row[8])),
-                           std::string(text(row[9])),
-                           nullable(row[10]),
-                           nullable(row[11]),
-                           nullable(row[12]),
-                           text(row[13]) == "t" ? 1 : 0,
-                           {},
-                           integer(row[19])};
-          for (std::size_t i = 14; i < 19; ++i) point.numbers.push_back(real(row[i]));
-          return true;
-        },
-        verifier);
+    if (!table_exists(txn)) {
+      throw Error(fmt::format("cannot verify {}: its ledger table does not exist", m_name));
+    }
+    check_ours(txn, m_name);
+    // The points after `after`, beside the records, unless the table is missing (a ledger made
+    // before them: its owner's append makes it) or cannot be read (one made over with other
+    // columns, whose cursor is declared under a savepoint so that the records are read anyway).
+    std::optional<Cursor> points;
+    if (postgres::points_exist(txn)) {
+      const std::string name = "benchledger_points_rows";
+      try {
+        pqxx::subtransaction declare(txn, "benchledger_points_cursor");
+        Cursor::declare(declare, name,
+                        fmt::format("SELECT seq, bench, params, metric, result, is_primary, unit, "
+                                    "better, run, time, label, branch, git_commit, dirty, centre, "
+                                    "low, high, min, max, samples FROM benchledger_points WHERE "
+                                    "seq > {} ORDER BY seq, metric",
+                                    after));
+        declare.commit();
+        points.emplace(txn, name);
+      } catch (const pqxx::sql_error& e) {
+        if (!c.connection.is_open()) throw;
+        unreadable_points = message_of(e);
+      }
+    }
+    std::optional<PointsCheck> check;
+    if (points) {
+      check.emplace(
+          // A result's run from before `after` (or one no longer kept): one probe of the ids'
+          // unique index, in the same snapshot.
+          [&](const std::string& id, std::int64_t before) -> std::optional<std::string> {
+            const pqxx::result run = txn.exec(
+                fmt::format("SELECT bytes FROM benchledger_records WHERE id = {} AND type = "
+                            "'run' AND seq < {}",
+                            txn.quote(id), before));
+            if (run.empty()) return std::nullopt;
+            return std::string(run[0][0].c_str(), run[0][0].size());
+          },
+          [&](PointRow& point) {
+            const Row* found = points->next();
+            if (found == nullptr) return false;
+            const Row& row = *found;
+            point = PointRow{std::string(text(row[1])),
+                             std::string(text(row[2])),
+                             std::string(text(row[3])),
+                             integer(row[0]),
+                             std::string(text(row[4])),
+                             text(row[5]) == "t" ? 1 : 0,
+                             std::string(text(row[6])),
+                             std::string(text(row[7])),
+                             std::string(text(row[8])),
+                             std::string(text(row[9])),
+                             nullable(row[10]),
+                             nullable(row[11]),
+                             nullable(row[12]),
+                             text(row[13]) == "t" ? 1 : 0,
+                             {},
+                             integer(row[19])};
+            for (std::size_t i = 14; i < 19; ++i) point.numbers.push_back(real(row[i]));
+            return true;
+          },
+          verifier);
+    }
+    // Each record parsed once, for the chain, its columns and its points.
+    Cursor records(txn, "benchledger_verify_rows",
+                   fmt::format("SELECT {} FROM benchledger_records WHERE seq > {} ORDER BY seq",
+                               k_columns, after));
+    for (const Row* found = records.next(); found != nullptr; found = records.next()) {
+      const Row& row = *found;
+      const std::int64_t seq = integer(row[0]);
+      const std::optional<Record> record = verify_row(
+          verifier, seq, text(row[1]),
+          Columns{std::string(text(row[2])), std::string(text(row[3])), std::string(text(row[4])),
+                  nullable(row[5]), nullable(row[6]), nullable(row[7]), nullable(row[8]),
+                  nullable(row[9]), nullable(row[10])});
+      // On past a bad record: nothing after it may go unchecked.
+      if (check) check->add(seq, record);
+    }
+    if (check) check->finish();
   } catch (const Error&) {
     throw;
-  } catch (const pqxx::sql_error& e) {
-    if (!c.connection.is_open()) {
-      m_connection.reset();
-      throw Error(fmt::format("cannot read {}: {}", m_name, message_of(e)));
-    }
-    // A table of points made over with other columns is a break like the others, not a reason
-    // to stop reporting.
-    verifier.add_ledger_break("its table of points cannot be read: " + message_of(e));
   } catch (const std::exception& e) {
     if (!c.connection.is_open()) m_connection.reset();
     throw Error(fmt::format("cannot read {}: {}", m_name, message_of(e)));
+  }
+  // A table of points made over with other columns is a break like the others, not a reason to
+  // stop reporting.
+  if (!unreadable_points.empty()) {
+    verifier.add_ledger_break("its table of points cannot be read: " + unreadable_points);
   }
 }
 

@@ -80,11 +80,9 @@ class PostgresStore final : public ChainedStore, public StoreScans {
   double real(const std::optional<std::string_view>& field) const;
   // Whether the table of points exists (connecting if need be).
   bool points_exist() const;
-  // verify of the records after `after` (0: all) and of their points.
+  // verify of the records after `after` (0: all) and of their points (PointsCheck, points.hpp),
+  // in one pass over the records and one snapshot.
   void verify_after(ChainVerifier& verifier, std::int64_t after) const;
-  // verify's check of the table of points against the records after `after` (points.hpp), in one
-  // snapshot.
-  void verify_points(ChainVerifier& verifier, std::int64_t after) const;
   // An exception's text for a message, or a note in its place when it quotes the password.
   std::string message_of(const std::exception& e) const;
 

@@ -20,18 +20,18 @@ PointWriter::PointWriter(sqlite3* db, const std::string& context)
       m_find_run(db, "SELECT seq, bytes FROM records WHERE id = ?1 AND type = 'run'", context) {}
 
 void PointWriter::run(const RunRecord& run) {
-  m_run = run;
+  m_run = point_run(run);
 }
 
 void PointWriter::result(std::int64_t seq, const ResultRecord& result) {
-  if (!m_run || m_run->header.id != result.run) {
+  if (!m_run || m_run->id != result.run) {
     m_find_run.bind(1, std::string_view(result.run));
     const bool found = m_find_run.step();
     std::optional<RunRecord> run;
     if (found) run = parsed_as<RunRecord>(m_find_run.text(1));
     m_find_run.reset();
     if (!run) return;  // not in the ledger, or a record verify reports: no points, as fill_points
-    m_run = std::move(run);
+    m_run = point_run(*run);
   }
   for (const PointRow& row : point_rows(seq, *m_run, result)) {
     m_insert.bind(1, std::string_view(row.bench))
@@ -101,39 +101,37 @@ void fill_points(sqlite3* db, const std::string& context) {
   }
 }
 
-void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier,
-                   std::int64_t after) {
-  const std::string context = "cannot read " + name;
-  Statement results(db, results_sql(true).c_str(), context);
-  results.bind(1, after);
-  Statement points(
-      db,
-      "SELECT bench, params, metric, seq, result, is_primary, unit, better, run, time, "
-      "label, branch, git_commit, dirty, centre, low, high, min, max, samples FROM "
-      "points WHERE seq > ?1 ORDER BY seq, metric",
-      context);
-  points.bind(1, after);
-  ledger::verify_points(
-      [&](PointSource& result) {
-        if (!results.step()) return false;
-        result.seq = results.integer(0);
-        result.bytes = results.text(1);
-        result.run_bytes = results.nullable_text(2);
-        return true;
-      },
-      [&](PointRow& r) {
-        if (!points.step()) return false;
-        r = PointRow{
-            std::string(points.text(0)), std::string(points.text(1)), std::string(points.text(2)),
-            points.integer(3),           std::string(points.text(4)), points.integer(5),
-            std::string(points.text(6)), std::string(points.text(7)), std::string(points.text(8)),
-            std::string(points.text(9)), points.nullable_text(10),    points.nullable_text(11),
-            points.nullable_text(12),    points.integer(13),          {},
-            points.integer(19)};
-        for (int i = 14; i < 19; ++i) r.numbers.push_back(points.real(i));
-        return true;
-      },
-      verifier);
+PointsVerifier::PointsVerifier(sqlite3* db, const std::string& name, ChainVerifier& verifier,
+                               std::int64_t after)
+    : m_points(db,
+               "SELECT bench, params, metric, seq, result, is_primary, unit, better, run, time, "
+               "label, branch, git_commit, dirty, centre, low, high, min, max, samples FROM "
+               "points WHERE seq > ?1 ORDER BY seq, metric",
+               "cannot read " + name),
+      m_find_run(db, "SELECT bytes FROM records WHERE id = ?1 AND type = 'run' AND seq < ?2",
+                 "cannot read " + name),
+      m_check(
+          [this](const std::string& id, std::int64_t before) -> std::optional<std::string> {
+            m_find_run.bind(1, std::string_view(id)).bind(2, before);
+            std::optional<std::string> bytes;
+            if (m_find_run.step()) bytes = std::string(m_find_run.text(0));
+            m_find_run.reset();
+            return bytes;
+          },
+          [this](PointRow& r) {
+            if (!m_points.step()) return false;
+            const Statement& p = m_points;
+            r = PointRow{std::string(p.text(0)), std::string(p.text(1)), std::string(p.text(2)),
+                         p.integer(3),           std::string(p.text(4)), p.integer(5),
+                         std::string(p.text(6)), std::string(p.text(7)), std::string(p.text(8)),
+                         std::string(p.text(9)), p.nullable_text(10),    p.nullable_text(11),
+                         p.nullable_text(12),    p.integer(13),          {},
+                         p.integer(19)};
+            for (int i = 14; i < 19; ++i) r.numbers.push_back(p.real(i));
+            return true;
+          },
+          verifier) {
+  m_points.bind(1, after);
 }
 
 }  // namespace benchledger::ledger::sqlite

@@ -10,6 +10,7 @@
 #include <benchledger/record.hpp>
 
 #include "ledger/chain.hpp"
+#include "ledger/points.hpp"
 #include "ledger/sqlite/sqlite_file.hpp"
 
 namespace benchledger::ledger::sqlite {
@@ -28,7 +29,7 @@ class PointWriter {
  private:
   Statement m_insert;
   Statement m_find_run;
-  std::optional<RunRecord> m_run;  // the last run written or looked up
+  std::optional<PointRun> m_run;  // the last run written or looked up
 };
 
 // Whether the newest result (of a run appended before it) has its points: false when a program
@@ -41,10 +42,21 @@ bool points_current(sqlite3* db, const std::string& context);
 // that fills the table is not refused for it.
 void fill_points(sqlite3* db, const std::string& context);
 
-// `verify` of the table of points: every row must be what the records give, and every point the
-// records give must have its row; each difference is a break.
-// Only the results after `after` and their rows are compared (verify --since); 0 for all.
-void verify_points(sqlite3* db, const std::string& name, ChainVerifier& verifier,
-                   std::int64_t after);
+// `verify` of the table of points, made in the pass over the records after `after` (0: all) as
+// verify_row() parses them (PointsCheck, points.hpp): the table's rows after `after` are read
+// beside the records, and a result's run from before `after` is looked up by id. Throws Error
+// when the table cannot be read (a table made over with other columns).
+class PointsVerifier {
+ public:
+  PointsVerifier(sqlite3* db, const std::string& name, ChainVerifier& verifier, std::int64_t after);
+
+  void add(std::int64_t seq, const std::optional<Record>& record) { m_check.add(seq, record); }
+  void finish() { m_check.finish(); }
+
+ private:
+  Statement m_points;
+  Statement m_find_run;
+  PointsCheck m_check;
+};
 
 }  // namespace benchledger::ledger::sqlite

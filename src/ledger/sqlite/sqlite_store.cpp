@@ -461,6 +461,21 @@ VerifyReport SqliteStore::check(const std::optional<std::string>& head,
       after = found->first;
       verifier.start_after(after, found->second, *since);
     }
+    // The table of points is checked in the same pass, each record parsed once. One made over
+    // with other columns (verify_file has named it) or that cannot be read on is a break too,
+    // after the records', not a reason to stop reporting.
+    std::optional<PointsVerifier> points;
+    std::string unreadable_points;
+    const auto points_do = [&](const auto& step) {
+      try {
+        step();
+      } catch (const Error& e) {
+        if (sqlite3_errcode(db) != SQLITE_ERROR) throw;
+        unreadable_points = e.what();
+        points.reset();
+      }
+    };
+    if (has_points(db, name)) points_do([&] { points.emplace(db, name, verifier, after); });
     query_rows(
         db,
         "SELECT seq, id, type, time, run, label, bench, params, git_commit, target, bytes "
@@ -468,22 +483,18 @@ VerifyReport SqliteStore::check(const std::optional<std::string>& head,
         name, [&](Statement& query) { query.bind(1, after); },
         [&](Statement& row) {
           any = true;
-          verify_row(
-              verifier, row.integer(0), row.text(10),
+          const std::int64_t seq = row.integer(0);
+          const std::optional<Record> record = verify_row(
+              verifier, seq, row.text(10),
               Columns{std::string(row.text(1)), std::string(row.text(2)), std::string(row.text(3)),
                       row.nullable_text(4), row.nullable_text(5), row.nullable_text(6),
                       row.nullable_text(7), row.nullable_text(8), row.nullable_text(9)});
+          if (points) points_do([&] { points->add(seq, record); });
           return true;  // on past a bad record: nothing after it may go unchecked
         });
-    if (has_points(db, name)) {
-      try {
-        verify_points(db, name, verifier, after);
-      } catch (const Error& e) {
-        // A table of points made over with other columns: verify_file has named it; what
-        // cannot be read in it is a break too, not a reason to stop reporting.
-        if (sqlite3_errcode(db) != SQLITE_ERROR) throw;
-        verifier.add_ledger_break(std::string("its table of points cannot be read: ") + e.what());
-      }
+    if (points) points_do([&] { points->finish(); });
+    if (!unreadable_points.empty()) {
+      verifier.add_ledger_break("its table of points cannot be read: " + unreadable_points);
     }
   } catch (const Error& e) {
     // A file too damaged to read on is a break like the others; anything else (a lock held
