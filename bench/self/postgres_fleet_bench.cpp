@@ -5,10 +5,13 @@
 //   - runs/min: runs appended a minute by the whole fleet;
 //   - p50_ms, p99_ms, max_ms: one append's time, over every appender's appends (most of it is
 //     the wait for the ledger's lock once more than one appender runs);
-//   - failed: appends that threw (a lock_timeout among them): must be 0.
+//   - failed: appends that threw (a lock_timeout among them): must be 0;
+//   - appender_max_rss_mib: the largest appender process's peak resident set (wait4), its
+//     batches and connection included.
 // BM_FleetRawInsert is the floor: the same records' canonical bytes sent by a bare client as
 // multi-row INSERTs into a table with no index or trigger, one transaction a run, under the same
 // transaction-scoped advisory lock the store takes. docs/postgres.md, "A fleet", compares the two.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,9 +145,12 @@ void burst(benchmark::State& state, const std::string& uri, Appender appender) {
   const auto start = Clock::now();
   close(go[1]);
   int failed_children = 0;
+  long max_rss_kib = 0;  // the largest appender's peak resident set
   for (pid_t pid : children) {
     int status = 0;
-    waitpid(pid, &status, 0);
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
+    max_rss_kib = std::max(max_rss_kib, usage.ru_maxrss);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed_children;
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -168,6 +174,7 @@ void burst(benchmark::State& state, const std::string& uri, Appender appender) {
   state.counters["p99_ms"] = percentile(times, 0.99);
   state.counters["max_ms"] = times.empty() ? 0 : *std::max_element(times.begin(), times.end());
   state.counters["failed"] = failed;
+  state.counters["appender_max_rss_mib"] = static_cast<double>(max_rss_kib) / 1024;
 }
 
 void BM_FleetAppend(benchmark::State& state) {

@@ -48,6 +48,16 @@ struct DropRole {
   ~DropRole() { run_pg_admin_sql("DROP ROLE IF EXISTS \"" + name + "\""); }
 };
 
+// Every batch of `all` but the last, appended to the PostgreSQL ledger at `uri` (a store opened
+// for each, as runners do) and to `ndjson`.
+void append_all_but_last(const std::vector<std::vector<Record>>& all, const std::string& uri,
+                         ledger::Store& ndjson) {
+  for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+    ledger::open_store(uri)->append(all[i]);
+    ndjson.append(all[i]);
+  }
+}
+
 std::int64_t count_points(const std::string& uri) {
   return std::stoll(query(uri, "SELECT count(*) FROM benchledger_points").at(0));
 }
@@ -117,10 +127,7 @@ TEST_CASE("a PostgreSQL ledger from before the points is read from its records, 
   const std::string uri = dir.pg_uri();
   const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
   auto all = batches();
-  for (std::size_t i = 0; i + 1 < all.size(); ++i) {
-    ledger::open_store(uri)->append(all[i]);
-    ndjson->append(all[i]);
-  }
+  append_all_but_last(all, uri, *ndjson);
   // As a version before the points left a ledger: the table of records and the triggers that
   // refuse changes (its chain check, a trigger of its own then, is not kept here).
   query(uri,
@@ -159,10 +166,7 @@ TEST_CASE("ledger grant gives a ledger of an earlier version one trigger and the
   const std::string uri = dir.pg_uri();
   const auto ndjson = ledger::open_store((dir / "ledger.ndjson").string());
   auto all = batches();
-  for (std::size_t i = 0; i + 1 < all.size(); ++i) {
-    ledger::open_store(uri)->append(all[i]);
-    ndjson->append(all[i]);
-  }
+  append_all_but_last(all, uri, *ndjson);
   // The earlier version's names: the chain check's trigger, and the points' with its function;
   // and no index of points for dashboards.
   query(uri,
