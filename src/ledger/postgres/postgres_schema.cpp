@@ -74,8 +74,8 @@ CREATE TRIGGER benchledger_refuse_truncate BEFORE TRUNCATE ON benchledger_record
 // (a transition table), not a trigger a row; the bytes are parsed once, and parsed again row by
 // row only when the statement fails, to name the row. What it does not check is verify's: the
 // full rules of parse_record() (a metric's summary, numbers' ranges). The same statement derives
-// the points of its results from the same parse (@POINTS@, below), when no row is refused: one
-// parse of each record where a check and a trigger of their own parsed it twice. It runs as the
+// the points of its results from the same parse (k_points_ctes_sql, below), when no row is refused:
+// one parse of each record where a check and a trigger of their own parsed it twice. It runs as the
 // table's owner (SECURITY DEFINER), since the role that appends may write no point. Built-in
 // functions are named with their schema, so that no function of the same name elsewhere can
 // stand in; @SCHEMA@ is the table's schema.
