@@ -580,8 +580,8 @@ void create_or_check(pqxx::work& txn, const std::string& name) {
     return;
   }
   txn.exec(k_schema_sql);
-  // The chain check names the table, so it runs with the search_path the table was made in:
-  // nobody's temporary table of that name can stand in for it.
+  // The check of appends names the table, so it runs with the search_path the table was made
+  // in: nobody's temporary table of that name can stand in for it.
   const std::string schema = txn.quote_name(txn.exec("SELECT current_schema()")[0][0].c_str());
   create_points(txn, schema);
   txn.exec(k_views_sql);
@@ -591,9 +591,9 @@ void create_or_check(pqxx::work& txn, const std::string& name) {
 
 void grant_append_only(pqxx::work& txn, const std::string& role, const std::string& name) {
   create_or_check(txn, name);
-  // The owner brings the chain check and the points' functions up to date: a table made by an
-  // older version keeps the functions it was made with, which a role granted now must not be
-  // able to slip past.
+  // The owner brings the trigger of appends, its functions and the dashboards' index up to date:
+  // a table made by an older version keeps the functions it was made with, which a role granted
+  // now must not be able to slip past.
   const std::string schema = table_schema(txn);
   install_append(txn, schema);
   create_label_index(txn, schema);
@@ -616,7 +616,7 @@ void grant_append_only(pqxx::work& txn, const std::string& role, const std::stri
   // PostgreSQL 15); owning the table, its schema or the database, or being a member of an
   // owner (who may switch the triggers off, or drop the table or the schema); privileges
   // held through another role; and CREATE on the schema (functions or operators of the same
-  // name as the chain check's or the points').
+  // name as the check of appends' or the points').
   const pqxx::result held = txn.exec(
       "SELECT r.rolsuper, r.rolcreaterole, pg_has_role(r.oid, t.relowner, 'MEMBER'), "
       "pg_has_role(r.oid, n.nspowner, 'MEMBER'), pg_has_role(r.oid, d.datdba, 'MEMBER'), "

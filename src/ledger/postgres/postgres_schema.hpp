@@ -34,8 +34,8 @@ void begin_append(pqxx::work& txn, bool default_lock_timeout);
 // held) if it is missing; checks it if not, and gives one made before the points or the views
 // what it lacks when the connected role owns it.
 void create_or_check(pqxx::work& txn, const std::string& name);
-// Under the appenders' lock: creates the table if missing, brings its chain check up to date and
-// leaves `role` (created if missing) only SELECT and INSERT on it; throws Error, for the caller
+// Under the appenders' lock: creates the table if missing, brings its trigger of appends up to date
+// and leaves `role` (created if missing) only SELECT and INSERT on it; throws Error, for the caller
 // to roll back, when the role or the table is one that REVOKE cannot bound (see
 // grant_append_only() in ledger.hpp).
 void grant_append_only(pqxx::work& txn, const std::string& role, const std::string& name);
